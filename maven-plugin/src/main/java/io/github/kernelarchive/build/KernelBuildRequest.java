@@ -1,0 +1,36 @@
+package io.github.kernelarchive.build;
+
+import io.github.kernelarchive.compile.CompileOptions;
+import io.github.kernelarchive.scan.SourceSet;
+import io.github.kernelarchive.toolchain.ToolchainConfig;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * One build, fully described: the Mojo fills it from the pom, tests construct it directly.
+ *
+ * @param projectDirectory the directory compilers run in
+ * @param outputDirectory {@code target/kernel}: objects, state, archives, the library
+ * @param libraryName {@code mha} for {@code libmha.so}
+ * @param sourceSets host sources and the sources of each archive
+ * @param exports symbol patterns of the public API
+ * @param linkFlags extra flags for the final link
+ * @param jobs parallel compile jobs
+ */
+public record KernelBuildRequest(
+    Path projectDirectory,
+    Path outputDirectory,
+    String libraryName,
+    List<SourceSet> sourceSets,
+    CompileOptions compileOptions,
+    ToolchainConfig toolchain,
+    List<String> exports,
+    List<String> linkFlags,
+    int jobs) {
+
+  public KernelBuildRequest {
+    sourceSets = List.copyOf(sourceSets);
+    exports = List.copyOf(exports);
+    linkFlags = List.copyOf(linkFlags);
+  }
+}

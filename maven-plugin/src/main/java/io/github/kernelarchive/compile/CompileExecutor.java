@@ -1,0 +1,145 @@
+package io.github.kernelarchive.compile;
+
+import io.github.kernelarchive.build.BuildLog;
+import io.github.kernelarchive.compile.IncrementalPlanner.Planned;
+import io.github.kernelarchive.scan.Language;
+import io.github.kernelarchive.toolchain.ProcessResult;
+import io.github.kernelarchive.toolchain.ProcessRunner;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletionService;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * Runs compile jobs on a bounded pool. Every finished job prints one {@code [n/N]} line as it
+ * finishes; a failure prints the compiler's own output and the remaining jobs still run, so one
+ * build reports every broken source.
+ */
+public final class CompileExecutor {
+
+  /**
+   * The result of one job. {@code result} is null when the compiler could not be started;
+   * {@code problem} says what went wrong outside the compiler's own output.
+   */
+  public record Outcome(Planned planned, ProcessResult result, String problem) {
+    public boolean succeeded() {
+      return result != null && result.succeeded() && problem == null;
+    }
+  }
+
+  /** Called on the worker thread right after a job succeeded (records state while others run). */
+  public interface SuccessListener {
+    void compiled(Planned planned) throws IOException;
+  }
+
+  private final ProcessRunner runner;
+  private final int parallelism;
+  private final Path workingDirectory;
+  private final BuildLog log;
+
+  public CompileExecutor(ProcessRunner runner, int parallelism, Path workingDirectory, BuildLog log) {
+    this.runner = runner;
+    this.parallelism = Math.max(1, parallelism);
+    this.workingDirectory = workingDirectory;
+    this.log = log;
+  }
+
+  public List<Outcome> run(List<Planned> planned, SuccessListener listener) throws InterruptedException {
+    List<Outcome> outcomes = new ArrayList<>();
+    if (planned.isEmpty()) {
+      return outcomes;
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(Math.min(parallelism, planned.size()), runnable -> {
+      Thread thread = new Thread(runnable, "kernel-compile");
+      thread.setDaemon(true);
+      return thread;
+    });
+    try {
+      CompletionService<Outcome> completion = new ExecutorCompletionService<>(pool);
+      for (Planned job : longestFirst(planned)) {
+        completion.submit(() -> compile(job, listener));
+      }
+      int total = planned.size();
+      for (int done = 1; done <= total; done++) {
+        Outcome outcome = completion.take().get();
+        outcomes.add(outcome);
+        report(done, total, outcome);
+      }
+      return outcomes;
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("compile worker failed unexpectedly", e.getCause());
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private Outcome compile(Planned planned, SuccessListener listener) {
+    CompileJob job = planned.job();
+    try {
+      Files.createDirectories(job.object().getParent());
+      ProcessResult result;
+      try {
+        result = runner.run(job.argv(), workingDirectory, job.environment());
+      } catch (IOException e) {
+        return new Outcome(planned, null, "could not start " + job.argv().get(0) + ": " + e.getMessage());
+      }
+      if (result.succeeded()) {
+        listener.compiled(planned);
+      }
+      return new Outcome(planned, result, null);
+    } catch (IOException e) {
+      return new Outcome(planned, null, "compiled, but its results could not be recorded: " + e.getMessage());
+    }
+  }
+
+  private void report(int done, int total, Outcome outcome) {
+    CompileJob job = outcome.planned().job();
+    String line = "[" + done + "/" + total + "] " + job.source().language().label() + " " + job.source().displayName();
+    if (outcome.succeeded()) {
+      log.info(line);
+      if (!outcome.result().output().isBlank()) {
+        log.warn(outcome.result().output().stripTrailing());
+      }
+      return;
+    }
+    log.error(line + " FAILED");
+    if (outcome.problem() != null) {
+      log.error(outcome.problem());
+    } else if (outcome.result().output().isBlank()) {
+      log.error("exit code " + outcome.result().exitCode() + " and no output from: " + String.join(" ", job.argv()));
+    } else {
+      log.error(outcome.result().output().stripTrailing());
+    }
+  }
+
+  /**
+   * GPU sources take many times longer than C++ ones; starting the longest jobs first keeps the
+   * pool from ending on one slow straggler.
+   */
+  private static List<Planned> longestFirst(List<Planned> planned) {
+    Comparator<Planned> byLanguage = Comparator.comparing(p -> isGpu(p.job().source().language()) ? 0 : 1);
+    Comparator<Planned> bySize = Comparator.comparingLong(p -> -sizeOf(p.job().source().path()));
+    List<Planned> ordered = new ArrayList<>(planned);
+    ordered.sort(byLanguage.thenComparing(bySize));
+    return ordered;
+  }
+
+  private static boolean isGpu(Language language) {
+    return language == Language.CUDA || language == Language.HIP;
+  }
+
+  private static long sizeOf(Path file) {
+    try {
+      return Files.size(file);
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,40 @@
+package io.github.kernelarchive.compile;
+
+import io.github.kernelarchive.scan.SourceFile;
+import io.github.kernelarchive.util.Hashing;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One compiler invocation: a source, the object it makes, and the exact argument vector.
+ *
+ * @param depfile where the compiler writes the headers it read ({@code -MD -MF})
+ * @param environment variables set for this compiler only (e.g. {@code HIP_PLATFORM})
+ * @param toolIdentity identities of every tool whose version affects the object
+ */
+public record CompileJob(SourceFile source, Path object, Path depfile, List<String> argv,
+    Map<String, String> environment, String toolIdentity) {
+
+  /** Bumped when the meaning of a key changes, so old state is never trusted. */
+  private static final String KEY_FORMAT = "kernel-archive compile key 1";
+
+  public CompileJob {
+    argv = List.copyOf(argv);
+    environment = Map.copyOf(environment);
+  }
+
+  /** The key of this job for a given source content: equal keys mean an identical compile. */
+  public String key(String sourceHash) {
+    List<String> parts = new ArrayList<>();
+    parts.add(KEY_FORMAT);
+    parts.add(toolIdentity);
+    new TreeMap<>(environment).forEach((k, v) -> parts.add(k + "=" + v));
+    parts.add("--");
+    parts.addAll(argv);
+    parts.add(sourceHash);
+    return Hashing.ofStrings(parts);
+  }
+}

@@ -1,0 +1,112 @@
+package io.github.kernelarchive.compile;
+
+import io.github.kernelarchive.util.AtomicFiles;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the last build knew about each object: the key it was compiled with, the headers it read
+ * (with content hashes), and the object's size and modification time (to notice an object that
+ * was deleted or replaced). Stored as a versioned binary file, replaced atomically.
+ */
+public final class CompileState {
+  private static final int MAGIC = 0x4b41_4353; // "KACS"
+  private static final int VERSION = 1;
+
+  /** A header (or other input) the compiler reported, and its content hash at compile time. */
+  public record Dependency(String path, String hash) {}
+
+  public record ObjectRecord(String key, long size, long modifiedMillis, List<Dependency> dependencies) {
+    public ObjectRecord {
+      dependencies = List.copyOf(dependencies);
+    }
+  }
+
+  private final Map<String, ObjectRecord> objects;
+
+  private CompileState(Map<String, ObjectRecord> objects) {
+    this.objects = objects;
+  }
+
+  public static CompileState empty() {
+    return new CompileState(new HashMap<>());
+  }
+
+  /** Loads the state; a missing, unreadable or older-format file gives an empty state (everything rebuilds). */
+  public static CompileState load(Path file) {
+    try (InputStream raw = Files.newInputStream(file);
+        DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(raw))) {
+      if (in.readInt() != MAGIC || in.readInt() != VERSION) {
+        return empty();
+      }
+      int count = in.readInt();
+      Map<String, ObjectRecord> objects = new HashMap<>(count * 2);
+      for (int i = 0; i < count; i++) {
+        String object = in.readUTF();
+        String key = in.readUTF();
+        long size = in.readLong();
+        long modified = in.readLong();
+        int depCount = in.readInt();
+        List<Dependency> deps = new ArrayList<>(depCount);
+        for (int d = 0; d < depCount; d++) {
+          deps.add(new Dependency(in.readUTF(), in.readUTF()));
+        }
+        objects.put(object, new ObjectRecord(key, size, modified, deps));
+      }
+      return new CompileState(objects);
+    } catch (NoSuchFileException e) {
+      return empty();
+    } catch (IOException | RuntimeException e) {
+      return empty();
+    }
+  }
+
+  public synchronized ObjectRecord get(Path object) {
+    return objects.get(object.toString());
+  }
+
+  public synchronized void put(Path object, ObjectRecord record) {
+    objects.put(object.toString(), record);
+  }
+
+  public synchronized void remove(Path object) {
+    objects.remove(object.toString());
+  }
+
+  public synchronized List<String> objectPaths() {
+    return Collections.unmodifiableList(new ArrayList<>(objects.keySet()));
+  }
+
+  public synchronized void save(Path file) throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeInt(MAGIC);
+      out.writeInt(VERSION);
+      out.writeInt(objects.size());
+      for (Map.Entry<String, ObjectRecord> entry : new java.util.TreeMap<>(objects).entrySet()) {
+        ObjectRecord record = entry.getValue();
+        out.writeUTF(entry.getKey());
+        out.writeUTF(record.key());
+        out.writeLong(record.size());
+        out.writeLong(record.modifiedMillis());
+        out.writeInt(record.dependencies().size());
+        for (Dependency dep : record.dependencies()) {
+          out.writeUTF(dep.path());
+          out.writeUTF(dep.hash());
+        }
+      }
+    }
+    AtomicFiles.write(file, bytes.toByteArray());
+  }
+}

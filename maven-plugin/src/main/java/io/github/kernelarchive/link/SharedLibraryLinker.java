@@ -1,0 +1,98 @@
+package io.github.kernelarchive.link;
+
+import io.github.kernelarchive.build.BuildFailureException;
+import io.github.kernelarchive.build.ToolchainException;
+import io.github.kernelarchive.toolchain.ProcessResult;
+import io.github.kernelarchive.toolchain.ProcessRunner;
+import io.github.kernelarchive.toolchain.ResponseFile;
+import io.github.kernelarchive.toolchain.Tool;
+import io.github.kernelarchive.util.AtomicFiles;
+import io.github.kernelarchive.util.Hashing;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Links objects into {@code lib<name>.so} with the C++ driver, through a response file. Relinks
+ * only when the linker, its arguments or an input object changed; the library is written under a
+ * temporary name and renamed, so a failed link never leaves a half-written library behind.
+ */
+public final class SharedLibraryLinker {
+  private static final String KEY_FORMAT = "kernel-archive link key 1";
+
+  public record Result(Path library, boolean relinked) {}
+
+  private final Tool linker;
+  private final ProcessRunner runner;
+  private final Path outputDirectory;
+
+  public SharedLibraryLinker(Tool linker, ProcessRunner runner, Path outputDirectory) {
+    this.linker = linker;
+    this.runner = runner;
+    this.outputDirectory = outputDirectory;
+  }
+
+  public Result link(LinkRequest request) throws IOException, BuildFailureException, ToolchainException {
+    String fileName = "lib" + request.libraryName() + ".so";
+    Path library = outputDirectory.resolve(fileName);
+    Path linkDirectory = outputDirectory.resolve("link");
+    Files.createDirectories(linkDirectory);
+
+    List<String> arguments = new ArrayList<>(List.of("-shared", "-Wl,-soname," + fileName));
+    if (!request.exports().isEmpty()) {
+      Path versionScript = linkDirectory.resolve(request.libraryName() + ".map");
+      AtomicFiles.write(versionScript, versionScript(request.exports()).getBytes(StandardCharsets.UTF_8));
+      arguments.add("-Wl,--version-script=" + versionScript);
+    }
+    request.objects().forEach(o -> arguments.add(o.toString()));
+    if (request.cudaLibraryDirectory() != null) {
+      arguments.addAll(List.of("-L" + request.cudaLibraryDirectory(), "-lcudart_static", "-ldl", "-lpthread", "-lrt"));
+    }
+    arguments.addAll(request.linkFlags());
+
+    String key = key(arguments, request);
+    Path keyFile = linkDirectory.resolve(fileName + ".key");
+    if (Files.isRegularFile(library) && Files.isRegularFile(keyFile)
+        && Files.readString(keyFile, StandardCharsets.UTF_8).equals(key)) {
+      return new Result(library, false);
+    }
+
+    Path temporary = AtomicFiles.temporarySibling(library);
+    try {
+      List<String> withOutput = new ArrayList<>(arguments);
+      withOutput.addAll(List.of("-o", temporary.toString()));
+      String rsp = ResponseFile.write(linkDirectory.resolve(fileName + ".rsp"), withOutput);
+      ProcessResult result = runner.run(List.of(linker.command(), rsp), outputDirectory);
+      if (!result.succeeded()) {
+        throw new BuildFailureException("Linking " + fileName + " failed:\n" + result.output().strip()
+            + "\nThe full command is in " + linkDirectory.resolve(fileName + ".rsp") + ".");
+      }
+      AtomicFiles.publish(temporary, library);
+    } finally {
+      Files.deleteIfExists(temporary);
+    }
+    AtomicFiles.write(keyFile, key.getBytes(StandardCharsets.UTF_8));
+    return new Result(library, true);
+  }
+
+  static String versionScript(List<String> exports) {
+    StringBuilder script = new StringBuilder("{\n  global:\n");
+    for (String pattern : exports) {
+      script.append("    ").append(pattern).append(";\n");
+    }
+    return script.append("  local:\n    *;\n};\n").toString();
+  }
+
+  private String key(List<String> arguments, LinkRequest request) throws IOException {
+    List<String> parts = new ArrayList<>(List.of(KEY_FORMAT, linker.identity()));
+    parts.addAll(arguments);
+    parts.addAll(request.exports());
+    for (Path object : request.objects()) {
+      parts.add(Hashing.ofFile(object));
+    }
+    return Hashing.ofStrings(parts);
+  }
+}

@@ -1,0 +1,203 @@
+package io.github.kernelarchive.mojo;
+
+import io.github.kernelarchive.build.BuildFailureException;
+import io.github.kernelarchive.build.BuildSummary;
+import io.github.kernelarchive.build.KernelBuild;
+import io.github.kernelarchive.build.KernelBuildRequest;
+import io.github.kernelarchive.build.ToolchainException;
+import io.github.kernelarchive.compile.CompileOptions;
+import io.github.kernelarchive.scan.SourceSet;
+import io.github.kernelarchive.toolchain.ToolchainConfig;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.maven.plugin.AbstractMojo;
+import org.apache.maven.plugin.MojoExecutionException;
+import org.apache.maven.plugin.MojoFailureException;
+import org.apache.maven.plugins.annotations.Component;
+import org.apache.maven.plugins.annotations.LifecyclePhase;
+import org.apache.maven.plugins.annotations.Mojo;
+import org.apache.maven.plugins.annotations.Parameter;
+import org.apache.maven.project.MavenProject;
+import org.apache.maven.project.MavenProjectHelper;
+
+/**
+ * Compiles the kernel sources and links {@code lib<library>.so}, attached to the project with a
+ * platform classifier. Bound to {@code compile} so the library exists before the test phase.
+ */
+@Mojo(name = "build", defaultPhase = LifecyclePhase.COMPILE, threadSafe = true)
+public class BuildMojo extends AbstractMojo {
+
+  @Parameter(defaultValue = "${project}", readonly = true, required = true)
+  private MavenProject project;
+
+  @Component
+  private MavenProjectHelper projectHelper;
+
+  /** Library name: {@code mha} produces {@code libmha.so}. */
+  @Parameter(property = "kernel.library", defaultValue = "${project.artifactId}")
+  private String library;
+
+  /** Host sources linked directly into the library. Default: {@code src/main/native} when it exists. */
+  @Parameter
+  private SourcesConfig sources;
+
+  /** Named groups of kernel sources. */
+  @Parameter
+  private List<ArchiveConfig> archives = new ArrayList<>();
+
+  /** {@code -I} directories for every language. */
+  @Parameter
+  private List<File> includeDirectories = new ArrayList<>();
+
+  /** {@code -D} definitions ({@code NAME} or {@code NAME=VALUE}) for every language. */
+  @Parameter
+  private List<String> defines = new ArrayList<>();
+
+  @Parameter
+  private List<String> cFlags = new ArrayList<>();
+
+  @Parameter
+  private List<String> cxxFlags = new ArrayList<>();
+
+  @Parameter
+  private CudaConfig cuda = new CudaConfig();
+
+  @Parameter
+  private HipConfig hip = new HipConfig();
+
+  /** CUDA targets like {@code 80;90a;100+PTX}; overrides {@code <cuda><archs>}. */
+  @Parameter(property = "kernel.cuda.archs")
+  private String cudaArchs;
+
+  /** nvcc to use; overrides {@code <cuda><nvcc>}. Default: CUDACXX, CUDA_HOME, PATH, /usr/local/cuda. */
+  @Parameter(property = "kernel.cuda.nvcc")
+  private String cudaNvcc;
+
+  /** AMD targets like {@code gfx90a;gfx942}; overrides {@code <hip><archs>}. */
+  @Parameter(property = "kernel.hip.archs")
+  private String hipArchs;
+
+  /** hipcc to use; overrides {@code <hip><hipcc>}. */
+  @Parameter(property = "kernel.hip.hipcc")
+  private String hipHipcc;
+
+  /** C compiler. Default: {@code CC} from the environment, else {@code cc}. */
+  @Parameter(property = "kernel.cc")
+  private String cc;
+
+  /** C++ compiler, also nvcc's host compiler and the linker driver. Default: {@code CXX}, else {@code c++}. */
+  @Parameter(property = "kernel.cxx")
+  private String cxx;
+
+  /** Compiler launcher such as {@code ccache}, {@code sccache} or {@code distcc}. */
+  @Parameter(property = "kernel.launcher")
+  private String launcher;
+
+  /** Parallel compile jobs. Default: the number of processors. */
+  @Parameter(property = "kernel.jobs")
+  private Integer jobs;
+
+  /** Environment variables for every tool the build runs. */
+  @Parameter
+  private Map<String, String> environment = new HashMap<>();
+
+  /** Public API symbol patterns; every other symbol stays private. Empty: export all visible symbols. */
+  @Parameter
+  private List<String> exports = new ArrayList<>();
+
+  /** Extra flags for the final link. */
+  @Parameter
+  private List<String> linkFlags = new ArrayList<>();
+
+  /** Classifier of the attached library. Default: {@code <os>-<arch>}, e.g. {@code linux-x86_64}. */
+  @Parameter(property = "kernel.classifier")
+  private String classifier;
+
+  @Parameter(property = "kernel.skip", defaultValue = "false")
+  private boolean skip;
+
+  @Parameter(defaultValue = "${project.build.directory}/kernel", required = true)
+  private File outputDirectory;
+
+  @Override
+  public void execute() throws MojoExecutionException, MojoFailureException {
+    if (skip) {
+      getLog().info("Kernel Archive: skipped (kernel.skip=true)");
+      return;
+    }
+    Map<String, String> systemEnvironment = new HashMap<>(System.getenv());
+    BuildSummary summary;
+    try {
+      summary = new KernelBuild(new MavenBuildLog(getLog()), systemEnvironment).run(request());
+    } catch (BuildFailureException e) {
+      throw new MojoFailureException(e.getMessage(), e);
+    } catch (ToolchainException e) {
+      throw new MojoExecutionException(e.getMessage(), e);
+    } catch (IOException e) {
+      throw new MojoExecutionException("Kernel build I/O failure: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new MojoExecutionException("Kernel build interrupted", e);
+    }
+    if (summary.library() != null) {
+      projectHelper.attachArtifact(project, "so", effectiveClassifier(), summary.library().toFile());
+    }
+  }
+
+  private KernelBuildRequest request() throws MojoFailureException {
+    Path basedir = project.getBasedir().toPath();
+    List<SourceSet> sets = new ArrayList<>();
+    if (sources != null) {
+      sets.add(sourceSet(SourceSet.HOST, sources, "<sources>"));
+    } else if (basedir.resolve("src/main/native").toFile().isDirectory()) {
+      sets.add(new SourceSet(SourceSet.HOST, basedir.resolve("src/main/native"), List.of(), List.of()));
+    }
+    for (ArchiveConfig archive : archives) {
+      if (archive.name == null || !archive.name.matches("[A-Za-z0-9_.+-]+")) {
+        throw new MojoFailureException("Every <archive> needs a <name> of letters, digits, '_', '.', '+'"
+            + " or '-' (it becomes lib<name>.a); found '" + archive.name + "'.");
+      }
+      if (archive.sources == null) {
+        throw new MojoFailureException("<archive> '" + archive.name + "' has no <sources>.");
+      }
+      sets.add(sourceSet(archive.name, archive.sources, "<archive> '" + archive.name + "' <sources>"));
+    }
+    CompileOptions options = new CompileOptions(
+        includeDirectories.stream().map(File::toPath).toList(), defines, cFlags, cxxFlags,
+        cuda.flags, hip.flags, cudaArchs != null ? cudaArchs : cuda.archs, cuda.relocatableDeviceCode,
+        hipArchs != null ? hipArchs : hip.archs, true, basedir);
+    ToolchainConfig toolchain = new ToolchainConfig(cc, cxx, cudaNvcc != null ? cudaNvcc : cuda.nvcc,
+        hipHipcc != null ? hipHipcc : hip.hipcc, launcher, environment);
+    int parallelism = jobs != null ? jobs : Runtime.getRuntime().availableProcessors();
+    if (parallelism < 1) {
+      throw new MojoFailureException("kernel.jobs must be at least 1, was " + parallelism + ".");
+    }
+    return new KernelBuildRequest(basedir, outputDirectory.toPath(), library, sets, options, toolchain,
+        exports, linkFlags, parallelism);
+  }
+
+  private static SourceSet sourceSet(String unit, SourcesConfig config, String element) throws MojoFailureException {
+    if (config.directory == null) {
+      throw new MojoFailureException(element + " needs a <directory>.");
+    }
+    return new SourceSet(unit, config.directory.toPath().toAbsolutePath(), config.includes, config.excludes);
+  }
+
+  private String effectiveClassifier() {
+    if (classifier != null && !classifier.isBlank()) {
+      return classifier;
+    }
+    String os = System.getProperty("os.name").toLowerCase(java.util.Locale.ROOT).replaceAll("\\s+", "");
+    String arch = switch (System.getProperty("os.arch")) {
+      case "amd64", "x86_64" -> "x86_64";
+      case "aarch64", "arm64" -> "aarch64";
+      default -> System.getProperty("os.arch");
+    };
+    return os + "-" + arch;
+  }
+}

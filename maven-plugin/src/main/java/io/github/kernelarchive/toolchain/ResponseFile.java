@@ -1,0 +1,38 @@
+package io.github.kernelarchive.toolchain;
+
+import io.github.kernelarchive.util.AtomicFiles;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * GNU {@code @file} response files, read by gcc, ld, ar and llvm-ar: one argument per line, each
+ * double-quoted with {@code \} and {@code "} escaped, so spaces, quotes and a leading {@code @}
+ * survive, and command lines never overflow however many objects there are.
+ */
+public final class ResponseFile {
+  private ResponseFile() {}
+
+  public static String format(List<String> arguments) {
+    StringBuilder text = new StringBuilder();
+    for (String argument : arguments) {
+      text.append('"');
+      for (int i = 0; i < argument.length(); i++) {
+        char c = argument.charAt(i);
+        if (c == '\\' || c == '"') {
+          text.append('\\');
+        }
+        text.append(c);
+      }
+      text.append("\"\n");
+    }
+    return text.toString();
+  }
+
+  /** Writes the file and returns the {@code @path} argument that refers to it. */
+  public static String write(Path file, List<String> arguments) throws IOException {
+    AtomicFiles.write(file, format(arguments).getBytes(StandardCharsets.UTF_8));
+    return "@" + file;
+  }
+}

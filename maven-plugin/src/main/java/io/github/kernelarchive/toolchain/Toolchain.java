@@ -1,0 +1,131 @@
+package io.github.kernelarchive.toolchain;
+
+import io.github.kernelarchive.build.ToolchainException;
+import io.github.kernelarchive.scan.Language;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Finds the compiler for each language, once per build, and the launcher. A tool the user named
+ * that does not exist is an error naming the parameter; an auto-detected GPU compiler that is
+ * absent is reported as empty so its sources can be skipped (build machines without CUDA still
+ * build the CPU part).
+ */
+public final class Toolchain {
+  private final ToolchainConfig config;
+  private final Map<String, String> environment;
+  private final ExecutableFinder finder;
+  private final ProcessRunner runner;
+  private final Map<Language, Optional<Tool>> compilers = new EnumMap<>(Language.class);
+
+  public Toolchain(ToolchainConfig config, Map<String, String> systemEnvironment) {
+    this.config = config;
+    this.environment = new HashMap<>(systemEnvironment);
+    this.environment.putAll(config.environment());
+    this.finder = new ExecutableFinder(environment.get("PATH"));
+    this.runner = new ProcessRunner(config.environment());
+  }
+
+  public ProcessRunner runner() {
+    return runner;
+  }
+
+  /** The compiler for {@code language}, or empty for an auto-detected GPU compiler that is not installed. */
+  public synchronized Optional<Tool> compiler(Language language) throws ToolchainException {
+    Optional<Tool> known = compilers.get(language);
+    if (known == null) {
+      known = locate(language);
+      compilers.put(language, known);
+    }
+    return known;
+  }
+
+  /** The launcher argv prefix ({@code ccache}, {@code sccache --foo}), empty when none is configured. */
+  public List<String> launcher() throws ToolchainException {
+    if (config.launcher() == null || config.launcher().isBlank()) {
+      return List.of();
+    }
+    List<String> words = new ArrayList<>(List.of(config.launcher().trim().split("\\s+")));
+    Path executable = finder.find(words.get(0)).orElseThrow(() -> new ToolchainException(
+        "Compiler launcher '" + words.get(0) + "' was not found on PATH. Install it or change"
+            + " <launcher> (property kernel.launcher), e.g. -Dkernel.launcher=ccache."));
+    words.set(0, executable.toString());
+    return List.copyOf(words);
+  }
+
+  private Optional<Tool> locate(Language language) throws ToolchainException {
+    return switch (language) {
+      case C -> Optional.of(required(config.cc(), "CC", "cc", "C compiler", "<cc>", "kernel.cc"));
+      case CXX -> Optional.of(required(config.cxx(), "CXX", "c++", "C++ compiler", "<cxx>", "kernel.cxx"));
+      case CUDA -> gpuCompiler(config.nvcc(), "CUDA compiler", "<cuda><nvcc>", "kernel.cuda.nvcc",
+          candidates(environment.get("CUDACXX"), bin("CUDA_HOME", "nvcc"), bin("CUDA_PATH", "nvcc"),
+              "nvcc", "/usr/local/cuda/bin/nvcc"));
+      case HIP -> gpuCompiler(config.hipcc(), "HIP compiler", "<hip><hipcc>", "kernel.hip.hipcc",
+          candidates(bin("HIP_PATH", "hipcc"), bin("ROCM_PATH", "hipcc"), "hipcc", "/opt/rocm/bin/hipcc"));
+    };
+  }
+
+  private Tool required(String configured, String envVariable, String fallback, String what,
+      String element, String property) throws ToolchainException {
+    String name = configured != null ? configured
+        : environment.getOrDefault(envVariable, fallback);
+    Path path = finder.find(name).orElseThrow(() -> new ToolchainException(
+        what + " '" + name + "' does not exist or is not executable"
+            + (configured == null ? " (from " + (environment.containsKey(envVariable) ? envVariable : "the default") + ")" : "")
+            + ". Set " + element + " (property " + property + ") to an installed compiler, e.g. -D"
+            + property + "=" + (fallback.equals("cc") ? "gcc" : "g++") + "."));
+    return identify(path, what, property);
+  }
+
+  private Optional<Tool> gpuCompiler(String configured, String what, String element, String property,
+      List<String> candidates) throws ToolchainException {
+    if (configured != null) {
+      Path path = finder.find(configured).orElseThrow(() -> new ToolchainException(
+          what + " '" + configured + "' does not exist or is not executable. Fix " + element
+              + " (property " + property + ") or remove it to search the usual places."));
+      return Optional.of(identify(path, what, property));
+    }
+    for (String candidate : candidates) {
+      Optional<Path> path = finder.find(candidate);
+      if (path.isPresent()) {
+        return Optional.of(identify(path.get(), what, property));
+      }
+    }
+    return Optional.empty();
+  }
+
+  private Tool identify(Path executable, String what, String property) throws ToolchainException {
+    try {
+      ProcessResult version = runner.run(List.of(executable.toString(), "--version"), null);
+      if (!version.succeeded()) {
+        throw new ToolchainException(what + " " + executable + " failed to report its version (exit "
+            + version.exitCode() + "):\n" + version.output().strip() + "\nCheck the installation or set " + property + ".");
+      }
+      return new Tool(executable, executable.toRealPath() + "\n" + version.output().strip());
+    } catch (IOException e) {
+      throw new ToolchainException(what + " " + executable + " could not be started: " + e.getMessage()
+          + ". Check the installation or set " + property + ".", e);
+    }
+  }
+
+  private String bin(String variable, String tool) {
+    String home = environment.get(variable);
+    return home == null || home.isBlank() ? null : Path.of(home, "bin", tool).toString();
+  }
+
+  private static List<String> candidates(String... names) {
+    List<String> list = new ArrayList<>();
+    for (String name : names) {
+      if (name != null && !name.isBlank()) {
+        list.add(name);
+      }
+    }
+    return list;
+  }
+}

@@ -1,0 +1,60 @@
+package io.github.kernelarchive.util;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+
+/** SHA-256 helpers: every key and content hash in the build is one of these hex strings. */
+public final class Hashing {
+  private Hashing() {}
+
+  public static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java runtime has SHA-256", e);
+    }
+  }
+
+  public static String ofFile(Path file) throws IOException {
+    MessageDigest digest = sha256();
+    byte[] buffer = new byte[64 * 1024];
+    try (InputStream in = Files.newInputStream(file)) {
+      for (int n; (n = in.read(buffer)) > 0; ) {
+        digest.update(buffer, 0, n);
+      }
+    }
+    return HexFormat.of().formatHex(digest.digest());
+  }
+
+  /**
+   * Hash of a list of strings. Each part is length-prefixed so that ("ab","c") and ("a","bc")
+   * give different keys.
+   */
+  public static String ofStrings(List<String> parts) {
+    MessageDigest digest = sha256();
+    for (String part : parts) {
+      byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+      digest.update(Integer.toString(bytes.length).getBytes(StandardCharsets.US_ASCII));
+      digest.update((byte) ':');
+      digest.update(bytes);
+    }
+    return HexFormat.of().formatHex(digest.digest());
+  }
+
+  /** {@link #ofFile} for callers that cannot throw checked exceptions (stream lambdas). */
+  public static String ofFileUnchecked(Path file) {
+    try {
+      return ofFile(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

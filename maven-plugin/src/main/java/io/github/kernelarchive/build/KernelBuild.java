@@ -8,6 +8,7 @@ import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.scan.SourceFile;
 import io.github.kernelarchive.scan.SourceScanner;
 import io.github.kernelarchive.scan.SourceSet;
+import io.github.kernelarchive.toolchain.CudaLibraries;
 import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.toolchain.Toolchain;
 import java.io.IOException;
@@ -61,12 +62,10 @@ public final class KernelBuild {
   }
 
   private static LinkRequest linkRequest(KernelBuildRequest request, List<CompiledObject> objects,
-      Toolchain toolchain) throws ToolchainException, IOException {
+      Toolchain toolchain) throws ToolchainException {
     Path cudaLibraries = null;
     if (objects.stream().anyMatch(o -> o.source().language() == Language.CUDA)) {
-      Tool nvcc = toolchain.compiler(Language.CUDA).orElseThrow();
-      // nvcc lives in <cuda>/bin; the static runtime in <cuda>/lib64.
-      cudaLibraries = nvcc.executable().toRealPath().getParent().getParent().resolve("lib64");
+      cudaLibraries = CudaLibraries.directory(toolchain.compiler(Language.CUDA).orElseThrow(), toolchain.runner());
     }
     return new LinkRequest(request.libraryName(), objects.stream().map(CompiledObject::object).toList(),
         request.exports(), request.linkFlags(), cudaLibraries);

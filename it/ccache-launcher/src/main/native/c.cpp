@@ -1,0 +1,2 @@
+#include <string>
+int c() { return (int)std::string("abc").size(); }

@@ -1,0 +1,3 @@
+int a(void) {
+  return 1
+}

@@ -1,0 +1,4 @@
+int b() {
+
+  return undefined_name;
+}

@@ -1,0 +1,1 @@
+int fine() { return 1; }

@@ -1,0 +1,1 @@
+#define SHARED 1

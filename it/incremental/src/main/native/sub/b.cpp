@@ -1,0 +1,2 @@
+#include "shared.h"
+int b() { return SHARED; }

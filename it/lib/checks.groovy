@@ -1,0 +1,53 @@
+// Helpers for the verify scripts of the Invoker ITs. A verify script loads them with
+//   def check = evaluate(new File(itLib, 'checks.groovy'))
+// and gets back this map of closures.
+
+// build.log holds every invocation of one IT (invoker.goals.1, .2, ...): split it per Maven run.
+def invocations = { File basedir ->
+  def text = new File(basedir, 'build.log').getText('UTF-8')
+  def runs = text.split(/(?m)^\[INFO\] Scanning for projects\.\.\.$/).toList()
+  runs.remove(0) // whatever came before the first run
+  runs
+}
+
+// The summary line of the compile stage, e.g. [compiled: 2, upToDate: 10].
+def compileCounts = { String run ->
+  def m = run =~ /Compile: (\d+) compiled, (\d+) up to date/
+  assert m.find(): "no compile summary line in:\n" + run
+  [compiled: m.group(1) as int, upToDate: m.group(2) as int]
+}
+
+// The sources named by the [n/N] progress lines of one run, e.g. ['CC a.c', 'CXX sub/b.cpp'].
+def progress = { String run ->
+  (run =~ /(?m)^\[INFO\] \[\d+\/\d+\] (\S+ .*)$/).collect { it[1] }.sort()
+}
+
+// Runs a command, failing with its output when it exits nonzero; returns the output.
+def sh = { List<String> argv, File dir, Map<String, String> env = [:] ->
+  def pb = new ProcessBuilder(argv).directory(dir).redirectErrorStream(true)
+  pb.environment().putAll(env)
+  def p = pb.start()
+  def out = p.inputStream.getText('UTF-8')
+  assert p.waitFor() == 0: "${argv.join(' ')} failed:\n${out}"
+  out
+}
+
+// Compiles a C program against lib<name>.so in libDir, runs it and returns its output: proves
+// that the library the build produced loads and answers.
+def runC = { File basedir, String program, File libDir, String name ->
+  def src = new File(basedir, 'target/check.c')
+  src.text = program
+  def exe = new File(basedir, 'target/check')
+  sh(['cc', '-o', exe.path, src.path, "-L${libDir.path}".toString(), "-l${name}".toString(),
+      "-Wl,-rpath,${libDir.path}".toString()], basedir)
+  sh([exe.path], basedir)
+}
+
+def nvccInstalled = {
+  ['CUDA_HOME', 'CUDA_PATH'].any { System.getenv(it) && new File(System.getenv(it), 'bin/nvcc').canExecute() } ||
+      System.getenv('PATH').split(':').any { new File(it, 'nvcc').canExecute() } ||
+      new File('/usr/local/cuda/bin/nvcc').canExecute()
+}
+
+[invocations: invocations, compileCounts: compileCounts, progress: progress, sh: sh, runC: runC,
+ nvccInstalled: nvccInstalled]

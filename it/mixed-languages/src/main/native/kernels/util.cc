@@ -1,0 +1,2 @@
+#include "mixed.h"
+extern "C" int from_cc(void) { return 100; }

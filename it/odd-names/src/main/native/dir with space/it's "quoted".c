@@ -1,0 +1,2 @@
+#include "hdr @1.h"
+int quoted(void) { return 1; }

@@ -4,7 +4,8 @@
 
 // build.log holds every invocation of one IT (invoker.goals.1, .2, ...): split it per Maven run.
 def invocations = { File basedir ->
-  def text = new File(basedir, 'build.log').getText('UTF-8')
+  // Maven 3.8 writes colour resets (ESC[0m) even in batch mode: drop them before matching lines.
+  def text = new File(basedir, 'build.log').getText('UTF-8').replaceAll(/\u001B\[[;\d]*m/, '')
   def runs = text.split(/(?m)^\[INFO\] Scanning for projects\.\.\.$/).toList()
   runs.remove(0) // whatever came before the first run
   runs

@@ -2,6 +2,15 @@ package io.github.kernelarchive.build;
 
 import java.nio.file.Path;
 
-/** What a build did, for the summary block and for tests. */
-public record BuildSummary(int compiled, int upToDate, int skipped, Path library, boolean relinked,
-    long scanMillis, long planMillis, long compileMillis, long linkMillis) {}
+/**
+ * What a build did, for the summary block and for tests.
+ *
+ * @param compiled objects compiled now
+ * @param upToDate objects that were already current
+ * @param skipped sources with no compiler on this machine
+ * @param servedByArchives sources not compiled because their archive was current or cached
+ */
+public record BuildSummary(int compiled, int upToDate, int skipped, int servedByArchives,
+    int archivesBuilt, int archivesFromCache, int archivesUpToDate, int batchesRun,
+    Path library, boolean relinked,
+    long scanMillis, long planMillis, long compileMillis, long archiveMillis, long linkMillis) {}

@@ -1,7 +1,13 @@
 package io.github.kernelarchive.build;
 
+import io.github.kernelarchive.archive.ArchiveRequest;
+import io.github.kernelarchive.archive.ArchiveStage;
+import io.github.kernelarchive.archive.ArchiveStage.Outcome;
+import io.github.kernelarchive.archive.ArchiveStage.Status;
+import io.github.kernelarchive.cache.ArchiveCache;
+import io.github.kernelarchive.compile.CompileJob;
 import io.github.kernelarchive.compile.CompileStage;
-import io.github.kernelarchive.compile.CompileStage.CompiledObject;
+import io.github.kernelarchive.compile.ContentHashes;
 import io.github.kernelarchive.link.LinkRequest;
 import io.github.kernelarchive.link.SharedLibraryLinker;
 import io.github.kernelarchive.scan.Language;
@@ -9,15 +15,21 @@ import io.github.kernelarchive.scan.SourceFile;
 import io.github.kernelarchive.scan.SourceScanner;
 import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.toolchain.CudaLibraries;
-import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.toolchain.Toolchain;
+import io.github.kernelarchive.util.Hashing;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
-/** The pipeline: scan, compile (planned incrementally), link; then one summary block. */
+/**
+ * The pipeline: scan, reuse current or cached archives, compile what is left (incrementally),
+ * build and validate the remaining archives, link; then one summary block.
+ */
 public final class KernelBuild {
   private final BuildLog log;
   private final Map<String, String> environment;
@@ -30,54 +42,141 @@ public final class KernelBuild {
   public BuildSummary run(KernelBuildRequest request)
       throws BuildFailureException, ToolchainException, IOException, InterruptedException {
     long start = System.nanoTime();
-    List<SourceFile> sources = new ArrayList<>();
     SourceScanner scanner = new SourceScanner();
+    List<SourceFile> sources = new ArrayList<>();
     for (SourceSet set : request.sourceSets()) {
       sources.addAll(scanner.scan(set));
     }
-    long scanMillis = (System.nanoTime() - start) / 1_000_000;
+    Map<String, List<Path>> prebuilt = new LinkedHashMap<>();
+    for (SourceSet set : request.objectSets()) {
+      prebuilt.computeIfAbsent(set.unit(), k -> new ArrayList<>()).addAll(scanner.scanObjects(set));
+    }
+    long scanMillis = millisSince(start);
 
+    long planStart = System.nanoTime();
     Toolchain toolchain = new Toolchain(request.toolchain(), environment);
-    CompileStage.Result compiled = new CompileStage(toolchain, request.compileOptions(),
-        request.outputDirectory(), request.projectDirectory(), request.jobs(), log).run(sources);
+    ContentHashes hashes = new ContentHashes();
+    CompileStage compileStage = new CompileStage(toolchain, request.compileOptions(), request.outputDirectory(),
+        request.projectDirectory(), request.jobs(), hashes, log);
+    CompileStage.Prepared prepared = compileStage.prepare(sources);
+    ArchiveStage archiveStage = request.archiveNames().isEmpty() ? null : new ArchiveStage(toolchain.archiver(),
+        toolchain.runner(), request.cacheDirectory() == null ? null
+            : new ArchiveCache(request.cacheDirectory(), request.cacheMaxBytes()),
+        request.batchSize(), request.jobs(), request.outputDirectory(), request.projectDirectory(), hashes, log);
+
+    // Archives that are current or come from the cache need none of their sources compiled.
+    List<ArchiveRequest> archiveRequests = archiveRequests(request, prepared, prebuilt, compileStage);
+    Map<String, Outcome> archives = new LinkedHashMap<>();
+    Set<String> reused = new HashSet<>();
+    for (ArchiveRequest archive : archiveRequests) {
+      archiveStage.reuse(archive).ifPresent(outcome -> {
+        archives.put(archive.name(), outcome);
+        reused.add(archive.name());
+      });
+    }
+    long reuseMillis = millisSince(planStart);
+
+    CompileStage.Result compiled = compileStage.compile(prepared, job -> !reused.contains(job.source().unit()));
+    int servedByArchives = (int) prepared.jobs().stream().filter(j -> reused.contains(j.source().unit())).count();
     log.info("Compile: " + compiled.compiled() + " compiled, " + compiled.upToDate() + " up to date"
-        + (compiled.skipped().isEmpty() ? "" : ", " + compiled.skipped().size() + " skipped"));
+        + (servedByArchives == 0 ? "" : ", " + servedByArchives + " in current or cached archives")
+        + (prepared.skipped().isEmpty() ? "" : ", " + prepared.skipped().size() + " skipped"));
+
+    long archiveStart = System.nanoTime();
+    for (ArchiveRequest archive : archiveRequests) {
+      if (!reused.contains(archive.name())) {
+        archives.put(archive.name(), archiveStage.build(archive, compiled.dependencies()));
+      }
+      logArchive(archives.get(archive.name()));
+    }
+    long archiveMillis = millisSince(archiveStart);
 
     long linkStart = System.nanoTime();
-    SharedLibraryLinker.Result linked = null;
-    if (!compiled.objects().isEmpty()) {
-      Tool cxx = toolchain.compiler(Language.CXX).orElseThrow();
-      linked = new SharedLibraryLinker(cxx, toolchain.runner(), request.outputDirectory())
-          .link(linkRequest(request, compiled.objects(), toolchain));
-    } else {
-      log.warn("No sources to compile: no library is linked. Check <sources> and <archives>.");
-    }
-    long linkMillis = (System.nanoTime() - linkStart) / 1_000_000;
+    SharedLibraryLinker.Result linked = link(request, prepared, archives, toolchain);
+    long linkMillis = millisSince(linkStart);
 
-    BuildSummary summary = new BuildSummary(compiled.compiled(), compiled.upToDate(), compiled.skipped().size(),
+    BuildSummary summary = new BuildSummary(compiled.compiled(), compiled.upToDate(), prepared.skipped().size(),
+        servedByArchives, count(archives, Status.BUILT), count(archives, Status.CACHE_HIT),
+        count(archives, Status.UP_TO_DATE), archives.values().stream().mapToInt(Outcome::batchesRun).sum(),
         linked == null ? null : linked.library(), linked != null && linked.relinked(),
-        scanMillis, compiled.planMillis(), compiled.compileMillis(), linkMillis);
+        scanMillis, compiled.planMillis() + reuseMillis, compiled.compileMillis(), archiveMillis, linkMillis);
     logSummary(summary);
     return summary;
   }
 
-  private static LinkRequest linkRequest(KernelBuildRequest request, List<CompiledObject> objects,
-      Toolchain toolchain) throws ToolchainException {
+  /** Each archive's members: its compiled sources in source order, then its prebuilt objects. */
+  private static List<ArchiveRequest> archiveRequests(KernelBuildRequest request, CompileStage.Prepared prepared,
+      Map<String, List<Path>> prebuilt, CompileStage compileStage) throws BuildFailureException, IOException {
+    List<ArchiveRequest> requests = new ArrayList<>();
+    for (String name : request.archiveNames()) {
+      List<ArchiveRequest.Member> members = new ArrayList<>();
+      for (CompileJob job : prepared.jobs()) {
+        if (job.source().unit().equals(name)) {
+          members.add(new ArchiveRequest.Member(job.object().getFileName().toString(), job.object(),
+              compileStage.keyOf(job)));
+        }
+      }
+      for (Path object : prebuilt.getOrDefault(name, List.of())) {
+        members.add(new ArchiveRequest.Member(object.getFileName().toString(), object,
+            "prebuilt object " + Hashing.ofFile(object)));
+      }
+      if (members.isEmpty()) {
+        throw new BuildFailureException("Archive '" + name + "' has no members: its <sources> and <objects>"
+            + " select no files (or only sources whose compiler is not installed).");
+      }
+      requests.add(new ArchiveRequest(name, members));
+    }
+    return requests;
+  }
+
+  private SharedLibraryLinker.Result link(KernelBuildRequest request, CompileStage.Prepared prepared,
+      Map<String, Outcome> archives, Toolchain toolchain)
+      throws ToolchainException, IOException, BuildFailureException {
+    List<Path> hostObjects = prepared.jobs().stream().filter(j -> j.source().unit().equals(SourceSet.HOST))
+        .map(CompileJob::object).toList();
+    if (hostObjects.isEmpty() && archives.isEmpty()) {
+      log.warn("No sources to compile: no library is linked. Check <sources> and <archives>.");
+      return null;
+    }
     Path cudaLibraries = null;
-    if (objects.stream().anyMatch(o -> o.source().language() == Language.CUDA)) {
+    if (prepared.jobs().stream().anyMatch(j -> j.source().language() == Language.CUDA)) {
       cudaLibraries = CudaLibraries.directory(toolchain.compiler(Language.CUDA).orElseThrow(), toolchain.runner());
     }
-    return new LinkRequest(request.libraryName(), objects.stream().map(CompiledObject::object).toList(),
-        request.exports(), request.linkFlags(), cudaLibraries);
+    List<LinkRequest.Archive> linkedArchives = archives.values().stream()
+        .map(o -> new LinkRequest.Archive(o.archive(), o.sha256())).toList();
+    return new SharedLibraryLinker(toolchain.compiler(Language.CXX).orElseThrow(), toolchain.runner(),
+        request.outputDirectory()).link(new LinkRequest(request.libraryName(), hostObjects, linkedArchives,
+            request.exports(), request.linkFlags(), cudaLibraries));
+  }
+
+  private void logArchive(Outcome outcome) {
+    String what = switch (outcome.status()) {
+      case UP_TO_DATE -> "up to date";
+      case CACHE_HIT -> "cache hit, validated";
+      case BUILT -> "built, validated; " + outcome.batchesRun() + " of " + outcome.batches() + " batches ran ar";
+    };
+    log.info("Archive " + outcome.name() + ": " + outcome.members() + " members (" + what + ")");
   }
 
   private void logSummary(BuildSummary s) {
     log.info("------------------------------------------------------------------------");
     log.info("Kernel Archive summary");
-    log.info("  objects   " + s.compiled() + " compiled, " + s.upToDate() + " up to date, " + s.skipped() + " skipped");
+    log.info("  objects   " + s.compiled() + " compiled, " + s.upToDate() + " up to date, "
+        + s.servedByArchives() + " in current or cached archives, " + s.skipped() + " skipped");
+    log.info("  archives  " + s.archivesBuilt() + " built (" + s.batchesRun() + " ar batches), "
+        + s.archivesFromCache() + " cache hits, " + s.archivesUpToDate() + " up to date");
     log.info("  library   " + (s.library() == null ? "none" : s.library() + (s.relinked() ? " (linked)" : " (up to date)")));
-    log.info(String.format("  time      scan %.2f s | plan %.2f s | compile %.2f s | link %.2f s",
-        s.scanMillis() / 1000.0, s.planMillis() / 1000.0, s.compileMillis() / 1000.0, s.linkMillis() / 1000.0));
+    log.info(String.format("  time      scan %.2f s | plan %.2f s | compile %.2f s | archive %.2f s | link %.2f s",
+        s.scanMillis() / 1000.0, s.planMillis() / 1000.0, s.compileMillis() / 1000.0,
+        s.archiveMillis() / 1000.0, s.linkMillis() / 1000.0));
     log.info("------------------------------------------------------------------------");
+  }
+
+  private static int count(Map<String, Outcome> archives, Status status) {
+    return (int) archives.values().stream().filter(o -> o.status() == status).count();
+  }
+
+  private static long millisSince(long start) {
+    return (System.nanoTime() - start) / 1_000_000;
   }
 }

@@ -13,6 +13,11 @@ import java.util.List;
  * @param outputDirectory {@code target/kernel}: objects, state, archives, the library
  * @param libraryName {@code mha} for {@code libmha.so}
  * @param sourceSets host sources and the sources of each archive
+ * @param objectSets prebuilt objects of archives (unit = archive name)
+ * @param archiveNames every declared archive, in declaration order
+ * @param batchSize objects per {@code ar} invocation
+ * @param cacheDirectory the archive cache, {@code null} when disabled
+ * @param cacheMaxBytes size cap of the cache (least recently used entries go first)
  * @param exports symbol patterns of the public API
  * @param linkFlags extra flags for the final link
  * @param jobs parallel compile jobs
@@ -22,14 +27,21 @@ public record KernelBuildRequest(
     Path outputDirectory,
     String libraryName,
     List<SourceSet> sourceSets,
+    List<SourceSet> objectSets,
+    List<String> archiveNames,
     CompileOptions compileOptions,
     ToolchainConfig toolchain,
     List<String> exports,
     List<String> linkFlags,
-    int jobs) {
+    int jobs,
+    int batchSize,
+    Path cacheDirectory,
+    long cacheMaxBytes) {
 
   public KernelBuildRequest {
     sourceSets = List.copyOf(sourceSets);
+    objectSets = List.copyOf(objectSets);
+    archiveNames = List.copyOf(archiveNames);
     exports = List.copyOf(exports);
     linkFlags = List.copyOf(linkFlags);
   }

@@ -38,7 +38,8 @@ public final class CompileCommandFactory {
     }
     argv.addAll(userFlags(source.language()));
     argv.addAll(List.of("-MD", "-MF", depfile.toString(), "-o", object.toString(), source.path().toString()));
-    return new CompileJob(source, object, depfile, argv, setup.environment(), setup.identity());
+    return new CompileJob(source, object, depfile, argv, setup.environment(), setup.identity(),
+        options.sourceRoot().toString());
   }
 
   /** Flags every object needs: position independence for the shared library, hidden symbols when private. */

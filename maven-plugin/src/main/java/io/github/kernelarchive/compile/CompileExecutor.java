@@ -5,17 +5,14 @@ import io.github.kernelarchive.compile.IncrementalPlanner.Planned;
 import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.toolchain.ProcessResult;
 import io.github.kernelarchive.toolchain.ProcessRunner;
+import io.github.kernelarchive.util.BoundedPool;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.CompletionService;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorCompletionService;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.Callable;
 
 /**
  * Runs compile jobs on a bounded pool. Every finished job prints one {@code [n/N]} line as it
@@ -53,31 +50,15 @@ public final class CompileExecutor {
 
   public List<Outcome> run(List<Planned> planned, SuccessListener listener) throws InterruptedException {
     List<Outcome> outcomes = new ArrayList<>();
-    if (planned.isEmpty()) {
-      return outcomes;
+    List<Callable<Outcome>> tasks = new ArrayList<>();
+    for (Planned job : longestFirst(planned)) {
+      tasks.add(() -> compile(job, listener));
     }
-    ExecutorService pool = Executors.newFixedThreadPool(Math.min(parallelism, planned.size()), runnable -> {
-      Thread thread = new Thread(runnable, "kernel-compile");
-      thread.setDaemon(true);
-      return thread;
+    BoundedPool.run("kernel-compile", parallelism, tasks, (done, total, outcome) -> {
+      outcomes.add(outcome);
+      report(done, total, outcome);
     });
-    try {
-      CompletionService<Outcome> completion = new ExecutorCompletionService<>(pool);
-      for (Planned job : longestFirst(planned)) {
-        completion.submit(() -> compile(job, listener));
-      }
-      int total = planned.size();
-      for (int done = 1; done <= total; done++) {
-        Outcome outcome = completion.take().get();
-        outcomes.add(outcome);
-        report(done, total, outcome);
-      }
-      return outcomes;
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("compile worker failed unexpectedly", e.getCause());
-    } finally {
-      pool.shutdownNow();
-    }
+    return outcomes;
   }
 
   private Outcome compile(Planned planned, SuccessListener listener) {

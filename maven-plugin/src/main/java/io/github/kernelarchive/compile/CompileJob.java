@@ -16,24 +16,29 @@ import java.util.TreeMap;
  * @param toolIdentity identities of every tool whose version affects the object
  */
 public record CompileJob(SourceFile source, Path object, Path depfile, List<String> argv,
-    Map<String, String> environment, String toolIdentity) {
+    Map<String, String> environment, String toolIdentity, String projectRoot) {
 
   /** Bumped when the meaning of a key changes, so old state is never trusted. */
-  private static final String KEY_FORMAT = "kernel-archive compile key 1";
+  private static final String KEY_FORMAT = "kernel-archive compile key 2";
 
   public CompileJob {
     argv = List.copyOf(argv);
     environment = Map.copyOf(environment);
   }
 
-  /** The key of this job for a given source content: equal keys mean an identical compile. */
+  /**
+   * The key of this job for a given source content: equal keys mean an identical compile. The
+   * project directory is replaced by a placeholder, so the same sources in another checkout have
+   * the same key (objects are checkout-independent through {@code -ffile-prefix-map}) and cache
+   * entries can be shared.
+   */
   public String key(String sourceHash) {
     List<String> parts = new ArrayList<>();
     parts.add(KEY_FORMAT);
     parts.add(toolIdentity);
     new TreeMap<>(environment).forEach((k, v) -> parts.add(k + "=" + v));
     parts.add("--");
-    parts.addAll(argv);
+    argv.forEach(arg -> parts.add(arg.replace(projectRoot, "<project>")));
     parts.add(sourceHash);
     return Hashing.ofStrings(parts);
   }

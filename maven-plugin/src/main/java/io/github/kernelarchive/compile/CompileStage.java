@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The compile stage: resolve a compiler per language, plan incrementally, compile what is stale in
@@ -33,10 +34,15 @@ import java.util.Set;
  */
 public final class CompileStage {
 
-  /** A source and the object it compiles to (fresh or up to date). */
-  public record CompiledObject(SourceFile source, Path object) {}
+  /** The jobs of every source that has a compiler here, and the sources skipped for want of one. */
+  public record Prepared(List<CompileJob> jobs, List<SourceFile> skipped) {}
 
-  public record Result(List<CompiledObject> objects, int compiled, int upToDate, List<SourceFile> skipped,
+  /**
+   * @param compiled how many ran now
+   * @param upToDate wanted jobs whose objects were already current
+   * @param dependencies per object path, the headers its last compile read (for cache manifests)
+   */
+  public record Result(int compiled, int upToDate, Map<Path, List<Dependency>> dependencies,
       long planMillis, long compileMillis) {}
 
   private final Toolchain toolchain;
@@ -44,15 +50,17 @@ public final class CompileStage {
   private final Path outputDirectory;
   private final Path workingDirectory;
   private final int parallelism;
+  private final ContentHashes hashes;
   private final BuildLog log;
 
   public CompileStage(Toolchain toolchain, CompileOptions options, Path outputDirectory,
-      Path workingDirectory, int parallelism, BuildLog log) {
+      Path workingDirectory, int parallelism, ContentHashes hashes, BuildLog log) {
     this.toolchain = toolchain;
     this.options = options;
     this.outputDirectory = outputDirectory;
     this.workingDirectory = workingDirectory;
     this.parallelism = parallelism;
+    this.hashes = hashes;
     this.log = log;
   }
 
@@ -60,9 +68,8 @@ public final class CompileStage {
     return outputDirectory.resolve("state").resolve("compile.state");
   }
 
-  public Result run(List<SourceFile> sources)
-      throws BuildFailureException, ToolchainException, IOException, InterruptedException {
-    long start = System.nanoTime();
+  /** Resolves compilers and builds every job; nothing runs yet. */
+  public Prepared prepare(List<SourceFile> sources) throws BuildFailureException, ToolchainException {
     Map<Language, CompilerSetup> setups = setupsFor(sources);
     CompileCommandFactory factory = new CompileCommandFactory(options, outputDirectory.resolve("obj"));
     List<CompileJob> jobs = new ArrayList<>();
@@ -75,24 +82,37 @@ public final class CompileStage {
         jobs.add(factory.create(source, setup));
       }
     }
+    return new Prepared(jobs, skipped);
+  }
 
-    ContentHashes hashes = new ContentHashes();
+  /** The key a job would be recorded under now: compiler, command line and current source content. */
+  public String keyOf(CompileJob job) {
+    return job.key(hashes.of(job.source().path()).orElse("missing"));
+  }
+
+  /**
+   * Compiles the stale jobs among those {@code wanted}; the others (e.g. sources of archives served
+   * from the cache) keep their objects and state untouched.
+   */
+  public Result compile(Prepared prepared, Predicate<CompileJob> wanted)
+      throws BuildFailureException, IOException, InterruptedException {
+    long start = System.nanoTime();
     CompileState state = CompileState.load(stateFile());
-    forgetRemovedObjects(state, jobs);
-    Plan plan = new IncrementalPlanner(hashes).plan(jobs, state);
+    forgetRemovedObjects(state, prepared.jobs());
+    Plan plan = new IncrementalPlanner(hashes).plan(prepared.jobs().stream().filter(wanted).toList(), state);
     for (Planned planned : plan.toCompile()) {
       log.debug("compile " + planned.job().source().displayName() + ": " + planned.reason());
     }
     long planned = System.nanoTime();
 
     List<Outcome> outcomes = new CompileExecutor(toolchain.runner(), parallelism, workingDirectory, log)
-        .run(plan.toCompile(), job -> record(job, state, hashes));
+        .run(plan.toCompile(), job -> record(job, state));
     List<Outcome> failures = outcomes.stream().filter(o -> !o.succeeded()).toList();
     for (Outcome failure : failures) {
       state.remove(failure.planned().job().object());
     }
     state.save(stateFile());
-    CompileCommandsWriter.write(outputDirectory.resolve("compile_commands.json"), workingDirectory, jobs);
+    CompileCommandsWriter.write(outputDirectory.resolve("compile_commands.json"), workingDirectory, prepared.jobs());
 
     if (!failures.isEmpty()) {
       List<String> names = failures.stream().map(o -> o.planned().job().source().displayName()).toList();
@@ -100,8 +120,14 @@ public final class CompileStage {
           + " sources failed to compile: " + String.join(", ", names)
           + ". The compiler output is above; fix the sources and build again.");
     }
-    List<CompiledObject> objects = jobs.stream().map(j -> new CompiledObject(j.source(), j.object())).toList();
-    return new Result(objects, plan.toCompile().size(), plan.upToDate().size(), skipped,
+    Map<Path, List<Dependency>> dependencies = new HashMap<>();
+    for (CompileJob job : prepared.jobs()) {
+      CompileState.ObjectRecord record = state.get(job.object());
+      if (record != null) {
+        dependencies.put(job.object(), record.dependencies());
+      }
+    }
+    return new Result(plan.toCompile().size(), plan.upToDate().size(), dependencies,
         (planned - start) / 1_000_000, (System.nanoTime() - planned) / 1_000_000);
   }
 
@@ -168,7 +194,7 @@ public final class CompileStage {
   }
 
   /** After a successful compile: remember the key, the headers from the depfile and the object's stamp. */
-  private void record(Planned planned, CompileState state, ContentHashes hashes) throws IOException {
+  private void record(Planned planned, CompileState state) throws IOException {
     CompileJob job = planned.job();
     String depfile = Files.readString(job.depfile(), StandardCharsets.UTF_8);
     Path source = job.source().path().toAbsolutePath().normalize();

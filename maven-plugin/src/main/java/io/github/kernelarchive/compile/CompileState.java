@@ -1,6 +1,7 @@
 package io.github.kernelarchive.compile;
 
 import io.github.kernelarchive.util.AtomicFiles;
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -12,17 +13,21 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What the last build knew about each object: the key it was compiled with, the headers it read
  * (with content hashes), and the object's size and modification time (to notice an object that
- * was deleted or replaced). Stored as a versioned binary file, replaced atomically.
+ * was deleted or replaced). Stored as a versioned binary file, replaced atomically. Hundreds of
+ * objects read the same system headers, so each (header, hash) pair is stored once and objects
+ * refer to it by index: the file stays small and loads fast.
  */
 public final class CompileState {
   private static final int MAGIC = 0x4b41_4353; // "KACS"
-  private static final int VERSION = 1;
+  private static final int VERSION = 2;
 
   /** A header (or other input) the compiler reported, and its content hash at compile time. */
   public record Dependency(String path, String hash) {}
@@ -46,9 +51,13 @@ public final class CompileState {
   /** Loads the state; a missing, unreadable or older-format file gives an empty state (everything rebuilds). */
   public static CompileState load(Path file) {
     try (InputStream raw = Files.newInputStream(file);
-        DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(raw))) {
+        DataInputStream in = new DataInputStream(new BufferedInputStream(raw))) {
       if (in.readInt() != MAGIC || in.readInt() != VERSION) {
         return empty();
+      }
+      Dependency[] table = new Dependency[in.readInt()];
+      for (int d = 0; d < table.length; d++) {
+        table[d] = new Dependency(in.readUTF(), in.readUTF());
       }
       int count = in.readInt();
       Map<String, ObjectRecord> objects = new HashMap<>(count * 2);
@@ -57,12 +66,11 @@ public final class CompileState {
         String key = in.readUTF();
         long size = in.readLong();
         long modified = in.readLong();
-        int depCount = in.readInt();
-        List<Dependency> deps = new ArrayList<>(depCount);
-        for (int d = 0; d < depCount; d++) {
-          deps.add(new Dependency(in.readUTF(), in.readUTF()));
+        Dependency[] deps = new Dependency[in.readInt()];
+        for (int d = 0; d < deps.length; d++) {
+          deps[d] = table[in.readInt()];
         }
-        objects.put(object, new ObjectRecord(key, size, modified, deps));
+        objects.put(object, new ObjectRecord(key, size, modified, List.of(deps)));
       }
       return new CompileState(objects);
     } catch (NoSuchFileException e) {
@@ -93,8 +101,17 @@ public final class CompileState {
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeInt(MAGIC);
       out.writeInt(VERSION);
+      Map<Dependency, Integer> table = new LinkedHashMap<>();
+      for (ObjectRecord record : objects.values()) {
+        record.dependencies().forEach(dep -> table.putIfAbsent(dep, table.size()));
+      }
+      out.writeInt(table.size());
+      for (Dependency dep : table.keySet()) {
+        out.writeUTF(dep.path());
+        out.writeUTF(dep.hash());
+      }
       out.writeInt(objects.size());
-      for (Map.Entry<String, ObjectRecord> entry : new java.util.TreeMap<>(objects).entrySet()) {
+      for (Map.Entry<String, ObjectRecord> entry : new TreeMap<>(objects).entrySet()) {
         ObjectRecord record = entry.getValue();
         out.writeUTF(entry.getKey());
         out.writeUTF(record.key());
@@ -102,8 +119,7 @@ public final class CompileState {
         out.writeLong(record.modifiedMillis());
         out.writeInt(record.dependencies().size());
         for (Dependency dep : record.dependencies()) {
-          out.writeUTF(dep.path());
-          out.writeUTF(dep.hash());
+          out.writeInt(table.get(dep));
         }
       }
     }

@@ -8,7 +8,9 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -26,6 +28,8 @@ public final class IncrementalPlanner {
   public record Plan(List<Planned> toCompile, List<CompileJob> upToDate) {}
 
   private final ContentHashes hashes;
+  /** Whether a recorded (header, hash) still holds: most headers are shared by many objects. */
+  private final Map<Dependency, Boolean> unchanged = new HashMap<>();
 
   public IncrementalPlanner(ContentHashes hashes) {
     this.hashes = hashes;
@@ -63,8 +67,9 @@ public final class IncrementalPlanner {
       return "object replaced outside the build";
     }
     for (Dependency dependency : record.dependencies()) {
-      Optional<String> now = hashes.of(Path.of(dependency.path()));
-      if (now.isEmpty() || !now.get().equals(dependency.hash())) {
+      boolean same = unchanged.computeIfAbsent(dependency,
+          d -> hashes.of(Path.of(d.path())).map(d.hash()::equals).orElse(false));
+      if (!same) {
         return "header changed: " + dependency.path();
       }
     }

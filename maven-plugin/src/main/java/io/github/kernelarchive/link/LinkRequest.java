@@ -7,15 +7,21 @@ import java.util.List;
  * What goes into the shared library.
  *
  * @param libraryName {@code mha} gives {@code libmha.so}
- * @param objects objects in link order
+ * @param objects host objects in link order
+ * @param archives kernel archives, linked whole and kept private
  * @param exports symbol patterns of the public API; empty exports every visible symbol
  * @param linkFlags extra flags from the user, after the objects
  * @param cudaLibraryDirectory where {@code libcudart_static.a} lives, when CUDA objects are linked
  */
-public record LinkRequest(String libraryName, List<Path> objects, List<String> exports,
+public record LinkRequest(String libraryName, List<Path> objects, List<Archive> archives, List<String> exports,
     List<String> linkFlags, Path cudaLibraryDirectory) {
+
+  /** An archive and its content hash (known from its manifest, so the link key need not re-read it). */
+  public record Archive(Path file, String sha256) {}
+
   public LinkRequest {
     objects = List.copyOf(objects);
+    archives = List.copyOf(archives);
     exports = List.copyOf(exports);
     linkFlags = List.copyOf(linkFlags);
   }

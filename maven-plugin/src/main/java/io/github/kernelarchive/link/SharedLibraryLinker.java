@@ -48,6 +48,14 @@ public final class SharedLibraryLinker {
       arguments.add("-Wl,--version-script=" + versionScript);
     }
     request.objects().forEach(o -> arguments.add(o.toString()));
+    if (!request.archives().isEmpty()) {
+      // Every member goes in (kernels are often reached only through registration), and symbols
+      // from the archives are not exported unless the version script names them.
+      arguments.add("-Wl,--whole-archive");
+      request.archives().forEach(a -> arguments.add(a.file().toString()));
+      arguments.add("-Wl,--no-whole-archive");
+      arguments.add("-Wl,--exclude-libs,ALL");
+    }
     if (request.cudaLibraryDirectory() != null) {
       arguments.addAll(List.of("-L" + request.cudaLibraryDirectory(), "-lcudart_static", "-ldl", "-lpthread", "-lrt"));
     }
@@ -93,6 +101,7 @@ public final class SharedLibraryLinker {
     for (Path object : request.objects()) {
       parts.add(Hashing.ofFile(object));
     }
+    request.archives().forEach(a -> parts.add(a.sha256()));
     return Hashing.ofStrings(parts);
   }
 }

@@ -118,6 +118,25 @@ public class BuildMojo extends AbstractMojo {
   @Parameter(property = "kernel.classifier")
   private String classifier;
 
+  /** Objects per {@code ar} invocation (one response file each); does not change the archive's bytes. */
+  @Parameter(property = "kernel.batchSize", defaultValue = "400")
+  private int batchSize;
+
+  /** Archiver. Default: {@code llvm-ar} when installed, else GNU {@code ar}. */
+  @Parameter(property = "kernel.ar")
+  private String ar;
+
+  /** Local archive cache. Default: {@code $XDG_CACHE_HOME/kernel-archive} or {@code ~/.cache/kernel-archive}. */
+  @Parameter(property = "kernel.cache.dir")
+  private File cacheDirectory;
+
+  @Parameter(property = "kernel.cache.enabled", defaultValue = "true")
+  private boolean cacheEnabled;
+
+  /** Size cap of the cache, e.g. {@code 10G} or {@code 500M}; least recently used entries are evicted. */
+  @Parameter(property = "kernel.cache.maxSize", defaultValue = "10G")
+  private String cacheMaxSize;
+
   @Parameter(property = "kernel.skip", defaultValue = "false")
   private boolean skip;
 
@@ -157,28 +176,43 @@ public class BuildMojo extends AbstractMojo {
     } else if (basedir.resolve("src/main/native").toFile().isDirectory()) {
       sets.add(new SourceSet(SourceSet.HOST, basedir.resolve("src/main/native"), List.of(), List.of()));
     }
+    List<SourceSet> objectSets = new ArrayList<>();
+    List<String> archiveNames = new ArrayList<>();
     for (ArchiveConfig archive : archives) {
       if (archive.name == null || !archive.name.matches("[A-Za-z0-9_.+-]+")) {
         throw new MojoFailureException("Every <archive> needs a <name> of letters, digits, '_', '.', '+'"
             + " or '-' (it becomes lib<name>.a); found '" + archive.name + "'.");
       }
-      if (archive.sources == null) {
-        throw new MojoFailureException("<archive> '" + archive.name + "' has no <sources>.");
+      if (archiveNames.contains(archive.name)) {
+        throw new MojoFailureException("Two <archive> elements are named '" + archive.name + "'. Rename one.");
       }
-      sets.add(sourceSet(archive.name, archive.sources, "<archive> '" + archive.name + "' <sources>"));
+      if (archive.sources == null && archive.objects == null) {
+        throw new MojoFailureException("<archive> '" + archive.name + "' has neither <sources> nor <objects>.");
+      }
+      archiveNames.add(archive.name);
+      if (archive.sources != null) {
+        sets.add(sourceSet(archive.name, archive.sources, "<archive> '" + archive.name + "' <sources>"));
+      }
+      if (archive.objects != null) {
+        objectSets.add(sourceSet(archive.name, archive.objects, "<archive> '" + archive.name + "' <objects>"));
+      }
+    }
+    if (batchSize < 1) {
+      throw new MojoFailureException("kernel.batchSize must be at least 1, was " + batchSize + ".");
     }
     CompileOptions options = new CompileOptions(
         includeDirectories.stream().map(File::toPath).toList(), defines, cFlags, cxxFlags,
         cuda.flags, hip.flags, cudaArchs != null ? cudaArchs : cuda.archs, cuda.relocatableDeviceCode,
         hipArchs != null ? hipArchs : hip.archs, true, basedir);
     ToolchainConfig toolchain = new ToolchainConfig(cc, cxx, cudaNvcc != null ? cudaNvcc : cuda.nvcc,
-        hipHipcc != null ? hipHipcc : hip.hipcc, launcher, environment);
+        hipHipcc != null ? hipHipcc : hip.hipcc, ar, launcher, environment);
     int parallelism = jobs != null ? jobs : Runtime.getRuntime().availableProcessors();
     if (parallelism < 1) {
       throw new MojoFailureException("kernel.jobs must be at least 1, was " + parallelism + ".");
     }
-    return new KernelBuildRequest(basedir, outputDirectory.toPath(), library, sets, options, toolchain,
-        exports, linkFlags, parallelism);
+    return new KernelBuildRequest(basedir, outputDirectory.toPath(), library, sets, objectSets, archiveNames,
+        options, toolchain, exports, linkFlags, parallelism, batchSize,
+        cacheEnabled ? cacheRoot() : null, CacheSize.parse(cacheMaxSize));
   }
 
   private static SourceSet sourceSet(String unit, SourcesConfig config, String element) throws MojoFailureException {
@@ -186,6 +220,15 @@ public class BuildMojo extends AbstractMojo {
       throw new MojoFailureException(element + " needs a <directory>.");
     }
     return new SourceSet(unit, config.directory.toPath().toAbsolutePath(), config.includes, config.excludes);
+  }
+
+  private Path cacheRoot() {
+    if (cacheDirectory != null) {
+      return cacheDirectory.toPath().toAbsolutePath();
+    }
+    String xdg = System.getenv("XDG_CACHE_HOME");
+    Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
+    return base.resolve("kernel-archive");
   }
 
   private String effectiveClassifier() {

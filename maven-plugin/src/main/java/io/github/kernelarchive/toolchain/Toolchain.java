@@ -23,6 +23,7 @@ public final class Toolchain {
   private final ExecutableFinder finder;
   private final ProcessRunner runner;
   private final Map<Language, Optional<Tool>> compilers = new EnumMap<>(Language.class);
+  private Tool archiver;
 
   public Toolchain(ToolchainConfig config, Map<String, String> systemEnvironment) {
     this.config = config;
@@ -44,6 +45,24 @@ public final class Toolchain {
       compilers.put(language, known);
     }
     return known;
+  }
+
+  /**
+   * The archiver: the configured one, else {@code llvm-ar} (one pass, several times faster than
+   * GNU ar on large archives), else GNU {@code ar}.
+   */
+  public synchronized Tool archiver() throws ToolchainException {
+    if (archiver == null) {
+      String name = config.ar();
+      if (name == null) {
+        name = finder.find("llvm-ar").isPresent() ? "llvm-ar" : "ar";
+      }
+      String chosen = name;
+      Path path = finder.find(chosen).orElseThrow(() -> new ToolchainException("Archiver '" + chosen
+          + "' does not exist or is not executable. Install binutils or llvm, or set <ar> (property kernel.ar)."));
+      archiver = identify(path, "Archiver", "kernel.ar");
+    }
+    return archiver;
   }
 
   /** The launcher argv prefix ({@code ccache}, {@code sccache --foo}), empty when none is configured. */

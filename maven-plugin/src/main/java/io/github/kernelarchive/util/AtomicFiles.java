@@ -31,11 +31,16 @@ public final class AtomicFiles {
     }
   }
 
-  /** Flushes {@code temp} and renames it to {@code target}. */
-  public static void publish(Path temp, Path target) throws IOException {
-    try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+  /** Forces a file's content to disk, so a rename that publishes it never exposes unwritten blocks. */
+  public static void flush(Path file) throws IOException {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
       channel.force(true);
     }
+  }
+
+  /** Flushes {@code temp} and renames it to {@code target}. */
+  public static void publish(Path temp, Path target) throws IOException {
+    flush(temp);
     try {
       Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } catch (AtomicMoveNotSupportedException e) {

@@ -44,8 +44,9 @@ class CompileStageTest {
   private CompileStage.Result build(CompileOptions options, ToolchainConfig tools) throws Exception {
     log.clear();
     List<SourceFile> sources = new SourceScanner().scan(new SourceSet("kernels", project.resolve("src"), List.of(), List.of()));
-    return new CompileStage(new Toolchain(tools, System.getenv()), options, project.resolve("target/kernel"),
-        project, 2, log).run(sources);
+    CompileStage stage = new CompileStage(new Toolchain(tools, System.getenv()), options,
+        project.resolve("target/kernel"), project, 2, new ContentHashes(), log);
+    return stage.compile(stage.prepare(sources), job -> true);
   }
 
   private Path object(String relative) {
@@ -118,7 +119,7 @@ class CompileStageTest {
   @Test
   void aConfiguredCompilerThatDoesNotExistNamesTheParameter() throws Exception {
     write("src/a.cpp", "int a() { return 1; }\n");
-    ToolchainConfig tools = new ToolchainConfig(null, "/no/such/g++", null, null, null, Map.of());
+    ToolchainConfig tools = new ToolchainConfig(null, "/no/such/g++", null, null, null, null, Map.of());
     ToolchainException e = assertThrows(ToolchainException.class, () -> build(options(List.of(), ""), tools));
     assertTrue(e.getMessage().contains("/no/such/g++") && e.getMessage().contains("kernel.cxx"), e.getMessage());
   }
@@ -126,7 +127,7 @@ class CompileStageTest {
   @Test
   void aMissingLauncherNamesTheParameter() throws Exception {
     write("src/a.cpp", "int a() { return 1; }\n");
-    ToolchainConfig tools = new ToolchainConfig(null, null, null, null, "no-such-ccache", Map.of());
+    ToolchainConfig tools = new ToolchainConfig(null, null, null, null, null, "no-such-ccache", Map.of());
     ToolchainException e = assertThrows(ToolchainException.class, () -> build(options(List.of(), ""), tools));
     assertTrue(e.getMessage().contains("kernel.launcher"), e.getMessage());
   }

@@ -1,0 +1,1 @@
+int k1(void) { return 1; }

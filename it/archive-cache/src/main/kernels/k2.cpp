@@ -1,0 +1,2 @@
+#include "tile.h"
+int k2(void) { return TILE * 2; }

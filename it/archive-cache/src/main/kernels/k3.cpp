@@ -1,0 +1,1 @@
+int k3(void) { return 3; }

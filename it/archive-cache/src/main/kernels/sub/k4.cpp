@@ -1,0 +1,2 @@
+#include "tile.h"
+int k4(void) { return TILE * 4; }

@@ -1,0 +1,1 @@
+int k5(void) { return 5; }

@@ -1,0 +1,2 @@
+#include "tile.h"
+int k6(void) { return TILE * 6; }

@@ -1,0 +1,8 @@
+package io.github.kernelarchive.archive;
+
+/** An archive that is not a well-formed System V/GNU {@code ar} file; the message says where. */
+public class ArFormatException extends Exception {
+  public ArFormatException(String message) {
+    super(message);
+  }
+}

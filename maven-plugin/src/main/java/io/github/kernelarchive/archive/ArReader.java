@@ -1,0 +1,179 @@
+package io.github.kernelarchive.archive;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads the table of contents of a System V/GNU archive (what GNU ar and llvm-ar write on Linux):
+ * the members in order, the symbol index ({@code /} or {@code /SYM64/}) and long names
+ * ({@code //}). BSD {@code #1/len} names are understood too. Every header is checked, so a
+ * truncated or damaged archive is reported with the offset where it goes wrong.
+ */
+public final class ArReader {
+  static final byte[] MAGIC = "!<arch>\n".getBytes(StandardCharsets.US_ASCII);
+  static final int HEADER_SIZE = 60;
+
+  /** The symbol index: each name and the header offset of the member that defines it. */
+  public record IndexEntry(String symbol, long memberOffset) {}
+
+  /** Members in archive order, and the index ({@code null} when the archive has none). */
+  public record Contents(List<ArMember> members, List<IndexEntry> index, long fileSize) {}
+
+  private ArReader() {}
+
+  public static Contents read(Path archive) throws IOException, ArFormatException {
+    try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
+      return read(channel);
+    }
+  }
+
+  public static Contents read(FileChannel channel) throws IOException, ArFormatException {
+    long size = channel.size();
+    ByteBuffer magic = readFully(channel, 0, MAGIC.length, size, "archive magic");
+    if (!magic.equals(ByteBuffer.wrap(MAGIC))) {
+      String start = StandardCharsets.ISO_8859_1.decode(magic.rewind()).toString();
+      throw new ArFormatException(start.startsWith("!<thin>")
+          ? "thin archive: members are not stored inside it" : "no '!<arch>' magic: not an ar archive");
+    }
+    List<ArMember> members = new ArrayList<>();
+    List<IndexEntry> index = null;
+    byte[] longNames = null;
+    long at = MAGIC.length;
+    while (at < size) {
+      ByteBuffer header = readFully(channel, at, HEADER_SIZE, size, "member header");
+      byte[] raw = new byte[HEADER_SIZE];
+      header.get(raw);
+      if (raw[58] != '`' || raw[59] != '\n') {
+        throw new ArFormatException("damaged member header at offset " + at + " (bad terminator)");
+      }
+      String rawName = ascii(raw, 0, 16).stripTrailing();
+      long memberSize = decimal(raw, 48, 10, at);
+      long data = at + HEADER_SIZE;
+      if (data + memberSize > size) {
+        throw new ArFormatException("truncated: member at offset " + at + " declares " + memberSize
+            + " bytes but the file ends after " + (size - data));
+      }
+      if (rawName.equals("/") || rawName.equals("/SYM64/")) {
+        index = readIndex(channel, data, memberSize, rawName.equals("/SYM64/") ? 8 : 4);
+      } else if (rawName.equals("//")) {
+        ByteBuffer names = readFully(channel, data, (int) memberSize, size, "long name table");
+        longNames = new byte[(int) memberSize];
+        names.get(longNames);
+      } else if (rawName.startsWith("#1/")) {
+        int nameLength = (int) decimal(rawName.substring(3), at);
+        ByteBuffer name = readFully(channel, data, nameLength, size, "BSD member name");
+        String bsdName = StandardCharsets.UTF_8.decode(name).toString().replace("\0", "");
+        members.add(new ArMember(bsdName, at, data + nameLength, memberSize - nameLength));
+      } else {
+        members.add(new ArMember(memberName(rawName, longNames, at), at, data, memberSize));
+      }
+      at = data + memberSize + (memberSize & 1);
+    }
+    return new Contents(List.copyOf(members), index == null ? null : List.copyOf(index), size);
+  }
+
+  private static String memberName(String rawName, byte[] longNames, long at) throws ArFormatException {
+    if (rawName.startsWith("/") && rawName.length() > 1 && Character.isDigit(rawName.charAt(1))) {
+      if (longNames == null) {
+        throw new ArFormatException("member at offset " + at + " refers to a long name table that is missing");
+      }
+      int start = (int) decimal(rawName.substring(1), at);
+      int end = start;
+      while (end < longNames.length && longNames[end] != '\n') {
+        end++;
+      }
+      if (start >= longNames.length || end == start) {
+        throw new ArFormatException("member at offset " + at + " refers outside the long name table");
+      }
+      String name = new String(longNames, start, end - start, StandardCharsets.UTF_8);
+      return name.endsWith("/") ? name.substring(0, name.length() - 1) : name;
+    }
+    return rawName.endsWith("/") ? rawName.substring(0, rawName.length() - 1) : rawName;
+  }
+
+  private static List<IndexEntry> readIndex(FileChannel channel, long data, long size, int width)
+      throws IOException, ArFormatException {
+    if (size > Integer.MAX_VALUE) {
+      throw new ArFormatException("symbol index larger than 2 GiB");
+    }
+    ByteBuffer table = readFully(channel, data, (int) size, data + size, "symbol index");
+    if (size < width) {
+      throw new ArFormatException("symbol index too short");
+    }
+    long count = width == 8 ? table.getLong() : Integer.toUnsignedLong(table.getInt());
+    if (count * width > size - width) {
+      throw new ArFormatException("symbol index claims " + count + " entries but is only " + size + " bytes");
+    }
+    long[] offsets = new long[(int) count];
+    for (int i = 0; i < count; i++) {
+      offsets[i] = width == 8 ? table.getLong() : Integer.toUnsignedLong(table.getInt());
+    }
+    List<IndexEntry> entries = new ArrayList<>((int) count);
+    byte[] rest = new byte[table.remaining()];
+    table.get(rest);
+    int p = 0;
+    for (int i = 0; i < count; i++) {
+      int end = p;
+      while (end < rest.length && rest[end] != 0) {
+        end++;
+      }
+      if (end >= rest.length) {
+        throw new ArFormatException("symbol index names run past its end");
+      }
+      entries.add(new IndexEntry(new String(rest, p, end - p, StandardCharsets.UTF_8), offsets[i]));
+      p = end + 1;
+    }
+    return entries;
+  }
+
+  /** Groups the index by member header offset. */
+  public static Map<Long, List<String>> symbolsByMember(List<IndexEntry> index) {
+    Map<Long, List<String>> byMember = new HashMap<>();
+    for (IndexEntry entry : index) {
+      byMember.computeIfAbsent(entry.memberOffset(), k -> new ArrayList<>()).add(entry.symbol());
+    }
+    return byMember;
+  }
+
+  static ByteBuffer readFully(FileChannel channel, long position, int length, long fileSize, String what)
+      throws IOException, ArFormatException {
+    if (position + length > fileSize) {
+      throw new ArFormatException("truncated: " + what + " at offset " + position + " runs past the end of the file");
+    }
+    ByteBuffer buffer = ByteBuffer.allocate(length);
+    while (buffer.hasRemaining()) {
+      if (channel.read(buffer, position + buffer.position()) < 0) {
+        throw new ArFormatException("truncated: " + what + " at offset " + position);
+      }
+    }
+    return buffer.flip();
+  }
+
+  private static String ascii(byte[] raw, int from, int length) {
+    return new String(raw, from, length, StandardCharsets.UTF_8);
+  }
+
+  private static long decimal(byte[] raw, int from, int length, long at) throws ArFormatException {
+    return decimal(ascii(raw, from, length).trim(), at);
+  }
+
+  private static long decimal(String text, long at) throws ArFormatException {
+    try {
+      long value = Long.parseLong(text.trim());
+      if (value < 0) {
+        throw new NumberFormatException();
+      }
+      return value;
+    } catch (NumberFormatException e) {
+      throw new ArFormatException("damaged member header at offset " + at + " (bad number '" + text + "')");
+    }
+  }
+}

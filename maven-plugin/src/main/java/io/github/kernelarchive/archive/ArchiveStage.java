@@ -1,0 +1,253 @@
+package io.github.kernelarchive.archive;
+
+import io.github.kernelarchive.build.BuildFailureException;
+import io.github.kernelarchive.build.BuildLog;
+import io.github.kernelarchive.build.ToolchainException;
+import io.github.kernelarchive.cache.ArchiveCache;
+import io.github.kernelarchive.cache.Manifest;
+import io.github.kernelarchive.compile.CompileState.Dependency;
+import io.github.kernelarchive.compile.ContentHashes;
+import io.github.kernelarchive.elf.ElfObject;
+import io.github.kernelarchive.toolchain.ProcessRunner;
+import io.github.kernelarchive.toolchain.Tool;
+import io.github.kernelarchive.util.AtomicFiles;
+import io.github.kernelarchive.util.Hashing;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Produces each {@code lib<name>.a}: kept when it is current, else copied from the cache when a
+ * validated entry for the same inputs exists (then its sources need no compiling), else built from
+ * the objects, validated, and published to the cache. Nothing that failed validation is linked or
+ * cached.
+ */
+public final class ArchiveStage {
+  private static final String KEY_FORMAT = "kernel-archive archive key 1";
+
+  public enum Status { UP_TO_DATE, CACHE_HIT, BUILT }
+
+  /** @param sha256 the archive's content hash (from its manifest) */
+  public record Outcome(String name, Path archive, String sha256, Status status, int members, int batches,
+      int batchesRun) {}
+
+  private final Tool ar;
+  private final ProcessRunner runner;
+  private final ArchiveCache cache;
+  private final int batchSize;
+  private final int parallelism;
+  private final Path outputDirectory;
+  private final Path projectDirectory;
+  private final ContentHashes hashes;
+  private final BuildLog log;
+  private final ArchiveValidator validator = new ArchiveValidator(ElfObject.hostMachine());
+
+  /** @param cache {@code null} when the cache is disabled */
+  public ArchiveStage(Tool ar, ProcessRunner runner, ArchiveCache cache, int batchSize, int parallelism,
+      Path outputDirectory, Path projectDirectory, ContentHashes hashes, BuildLog log) {
+    this.ar = ar;
+    this.runner = runner;
+    this.cache = cache;
+    this.batchSize = batchSize;
+    this.parallelism = parallelism;
+    this.outputDirectory = outputDirectory;
+    this.projectDirectory = projectDirectory;
+    this.hashes = hashes;
+    this.log = log;
+  }
+
+  public Path archiveFile(String name) {
+    return outputDirectory.resolve("lib" + name + ".a");
+  }
+
+  private Path workDirectory(String name) {
+    return outputDirectory.resolve("archive").resolve(name);
+  }
+
+  /** The key over everything the archive is made from: archiver, member names and member input keys. */
+  public String keyOf(ArchiveRequest request) {
+    List<String> parts = new ArrayList<>(List.of(KEY_FORMAT, ar.identity(), ArchiveBuilder.AR_FLAGS,
+        Integer.toString(ElfObject.hostMachine()), request.name()));
+    for (ArchiveRequest.Member member : request.members()) {
+      parts.add(member.name());
+      parts.add(member.inputKey());
+    }
+    return Hashing.ofStrings(parts);
+  }
+
+  /**
+   * Before compiling: the archive if it needs no build (current, or a valid cache entry, which is
+   * then copied into place); empty when it must be built.
+   */
+  public Optional<Outcome> reuse(ArchiveRequest request) throws IOException {
+    String key = keyOf(request);
+    Path target = archiveFile(request.name());
+    Path localManifest = workDirectory(request.name()).resolve("manifest.txt");
+    Optional<Manifest> local = readManifest(localManifest);
+    if (local.isPresent() && local.get().key().equals(key) && headersUnchanged(local.get())
+        && stampMatches(request.name(), target)) {
+      return Optional.of(new Outcome(request.name(), target, local.get().archiveSha256(), Status.UP_TO_DATE,
+          request.members().size(), 0, 0));
+    }
+    if (cache == null) {
+      return Optional.empty();
+    }
+    Optional<ArchiveCache.Entry> entry = cache.find(key);
+    if (entry.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<Manifest> cached = readManifest(entry.get().manifest());
+    if (cached.isEmpty() || !cached.get().key().equals(key)) {
+      log.warn("Cache entry " + entry.get().directory() + " has an unreadable manifest: dropped and rebuilt.");
+      cache.discard(entry.get());
+      return Optional.empty();
+    }
+    if (!headersUnchanged(cached.get())) {
+      log.debug("cache entry for " + request.name() + " was built against other headers");
+      return Optional.empty();
+    }
+    try {
+      validateEntry(entry.get(), cached.get(), request);
+    } catch (ArchiveInvalidException e) {
+      log.warn("Cache entry for archive '" + request.name() + "' is corrupt (" + e.problem()
+          + "): dropped, the archive is rebuilt.");
+      cache.discard(entry.get());
+      return Optional.empty();
+    }
+    Path temporary = AtomicFiles.temporarySibling(target);
+    try {
+      Files.copy(entry.get().archive(), temporary, StandardCopyOption.REPLACE_EXISTING);
+      AtomicFiles.publish(temporary, target);
+    } finally {
+      Files.deleteIfExists(temporary);
+    }
+    cache.touch(entry.get());
+    recordLocal(request.name(), cached.get(), target);
+    return Optional.of(new Outcome(request.name(), target, cached.get().archiveSha256(), Status.CACHE_HIT,
+        request.members().size(), 0, 0));
+  }
+
+  /** After compiling: builds, validates, records and caches the archive. */
+  public Outcome build(ArchiveRequest request, Map<Path, List<Dependency>> dependencies)
+      throws IOException, ToolchainException, BuildFailureException, InterruptedException {
+    List<PlannedMember> planned = new ArrayList<>();
+    List<Manifest.Member> manifestMembers = new ArrayList<>();
+    for (ArchiveRequest.Member member : request.members()) {
+      if (!Files.isRegularFile(member.object())) {
+        throw new BuildFailureException("Object " + member.object() + " of archive '" + request.name()
+            + "' does not exist.");
+      }
+      String sha = Hashing.ofFile(member.object());
+      planned.add(new PlannedMember(member.name(), member.object(), sha));
+      List<Manifest.Header> headers = new ArrayList<>();
+      for (Dependency dependency : dependencies.getOrDefault(member.object(), List.of())) {
+        headers.add(new Manifest.Header(portable(dependency.path()), dependency.hash()));
+      }
+      manifestMembers.add(new Manifest.Member(member.name(), sha, headers));
+    }
+    Path target = archiveFile(request.name());
+    ArchiveBuilder.Result built;
+    try {
+      built = new ArchiveBuilder(ar, runner, batchSize, parallelism, log)
+          .build(request.name(), planned, workDirectory(request.name()), target);
+      validator.validate(target, planned);
+    } catch (ArchiveInvalidException e) {
+      Files.deleteIfExists(target);
+      throw new BuildFailureException("Archive '" + request.name() + "' failed validation: " + e.problem()
+          + " It was not linked or cached.");
+    }
+    String key = keyOf(request);
+    Manifest manifest = new Manifest(key, request.name(), Hashing.ofFile(target),
+        ar.identity().lines().findFirst().orElse(""), manifestMembers);
+    recordLocal(request.name(), manifest, target);
+    if (cache != null) {
+      cache.find(key).ifPresent(stale -> discardQuietly(stale)); // same inputs, other headers
+      cache.publish(key, target, manifest);
+      int evicted = cache.evict(key);
+      if (evicted > 0) {
+        log.info("Cache: evicted " + evicted + " least recently used entries to stay under the size cap");
+      }
+    }
+    return new Outcome(request.name(), target, manifest.archiveSha256(), Status.BUILT, planned.size(),
+        built.batches(), built.batchesRun());
+  }
+
+  private void validateEntry(ArchiveCache.Entry entry, Manifest manifest, ArchiveRequest request)
+      throws IOException, ArchiveInvalidException {
+    if (!Hashing.ofFile(entry.archive()).equals(manifest.archiveSha256())) {
+      throw new ArchiveInvalidException(entry.archive(), "SHA-256 of the archive differs from its manifest");
+    }
+    if (manifest.members().size() != request.members().size()) {
+      throw new ArchiveInvalidException(entry.archive(), "manifest lists " + manifest.members().size()
+          + " members, " + request.members().size() + " planned");
+    }
+    List<PlannedMember> planned = new ArrayList<>();
+    for (int i = 0; i < manifest.members().size(); i++) {
+      ArchiveRequest.Member member = request.members().get(i);
+      planned.add(new PlannedMember(member.name(), member.object(), manifest.members().get(i).sha256()));
+    }
+    validator.validate(entry.archive(), planned);
+  }
+
+  private boolean headersUnchanged(Manifest manifest) {
+    for (Manifest.Member member : manifest.members()) {
+      for (Manifest.Header header : member.headers()) {
+        if (!hashes.of(resolve(header.path())).map(header.sha256()::equals).orElse(false)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private void recordLocal(String name, Manifest manifest, Path target) throws IOException {
+    manifest.write(workDirectory(name).resolve("manifest.txt"));
+    AtomicFiles.write(workDirectory(name).resolve("stamp"), stamp(target).getBytes(StandardCharsets.UTF_8));
+  }
+
+  private boolean stampMatches(String name, Path target) {
+    try {
+      return Files.isRegularFile(target)
+          && Files.readString(workDirectory(name).resolve("stamp"), StandardCharsets.UTF_8).equals(stamp(target));
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** Size and modification time: enough to notice an archive replaced or damaged outside the build. */
+  private static String stamp(Path file) throws IOException {
+    return Files.size(file) + " " + Files.getLastModifiedTime(file).toMillis();
+  }
+
+  private static Optional<Manifest> readManifest(Path file) {
+    try {
+      return Files.isRegularFile(file) ? Optional.of(Manifest.read(file)) : Optional.empty();
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  private void discardQuietly(ArchiveCache.Entry entry) {
+    try {
+      cache.discard(entry);
+    } catch (IOException e) {
+      log.debug("could not drop stale cache entry " + entry.directory() + ": " + e.getMessage());
+    }
+  }
+
+  private String portable(String absolute) {
+    Path path = Path.of(absolute);
+    return path.startsWith(projectDirectory) ? projectDirectory.relativize(path).toString() : absolute;
+  }
+
+  private Path resolve(String portable) {
+    Path path = Path.of(portable);
+    return path.isAbsolute() ? path : projectDirectory.resolve(path);
+  }
+}

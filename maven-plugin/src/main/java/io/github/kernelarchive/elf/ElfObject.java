@@ -1,0 +1,147 @@
+package io.github.kernelarchive.elf;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The parts of an ELF file the build checks: class, type, machine, and the symbol table. Reads
+ * 64-bit objects of either byte order; anything else is rejected with a reason.
+ */
+public final class ElfObject {
+  public static final int ET_REL = 1;
+  public static final int EM_X86_64 = 62;
+  public static final int EM_AARCH64 = 183;
+  public static final int EM_PPC64 = 21;
+  private static final int SHT_SYMTAB = 2;
+  private static final Map<Integer, String> MACHINE_NAMES = Map.of(
+      EM_X86_64, "x86-64", EM_AARCH64, "aarch64", EM_PPC64, "ppc64", 3, "i386", 40, "arm", 243, "riscv");
+
+  private final int type;
+  private final int machine;
+  private final List<ElfSymbol> symbols;
+
+  private ElfObject(int type, int machine, List<ElfSymbol> symbols) {
+    this.type = type;
+    this.machine = machine;
+    this.symbols = symbols;
+  }
+
+  public int type() {
+    return type;
+  }
+
+  public int machine() {
+    return machine;
+  }
+
+  public List<ElfSymbol> symbols() {
+    return symbols;
+  }
+
+  /** Symbols this object defines for others to link against: what an archive index must list. */
+  public List<String> definedExternalSymbols() {
+    List<String> names = new ArrayList<>();
+    for (ElfSymbol symbol : symbols) {
+      if (symbol.isExternal() && symbol.isDefined() && symbol.type() != ElfSymbol.TYPE_FILE) {
+        names.add(symbol.name());
+      }
+    }
+    return names;
+  }
+
+  public static String machineName(int machine) {
+    return MACHINE_NAMES.getOrDefault(machine, "machine " + machine);
+  }
+
+  /** The ELF machine of the JVM's own platform, which objects linked into it must match. */
+  public static int hostMachine() {
+    return switch (System.getProperty("os.arch")) {
+      case "amd64", "x86_64" -> EM_X86_64;
+      case "aarch64", "arm64" -> EM_AARCH64;
+      case "ppc64le", "ppc64" -> EM_PPC64;
+      default -> -1;
+    };
+  }
+
+  public static boolean looksLikeElf(ByteBuffer data) {
+    return data.remaining() >= 4 && data.get(data.position()) == 0x7f && data.get(data.position() + 1) == 'E'
+        && data.get(data.position() + 2) == 'L' && data.get(data.position() + 3) == 'F';
+  }
+
+  /** Parses the object in {@code data} (position to limit). */
+  public static ElfObject parse(ByteBuffer data) throws ElfFormatException {
+    ByteBuffer elf = data.slice();
+    if (!looksLikeElf(elf)) {
+      throw new ElfFormatException("not an ELF file (no \\x7fELF magic)");
+    }
+    if (elf.limit() < 64) {
+      throw new ElfFormatException("truncated ELF header");
+    }
+    if (elf.get(4) != 2) {
+      throw new ElfFormatException("32-bit ELF; only 64-bit objects are supported");
+    }
+    elf.order(elf.get(5) == 2 ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+    int type = Short.toUnsignedInt(elf.getShort(16));
+    int machine = Short.toUnsignedInt(elf.getShort(18));
+    long sectionHeaders = elf.getLong(40);
+    int entrySize = Short.toUnsignedInt(elf.getShort(58));
+    int count = Short.toUnsignedInt(elf.getShort(60));
+    if (count == 0) {
+      return new ElfObject(type, machine, List.of());
+    }
+    if (entrySize < 64 || sectionHeaders < 0 || sectionHeaders + (long) entrySize * count > elf.limit()) {
+      throw new ElfFormatException("section header table lies outside the file (truncated or corrupt)");
+    }
+    List<ElfSymbol> symbols = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      int header = (int) (sectionHeaders + (long) i * entrySize);
+      if (elf.getInt(header + 4) != SHT_SYMTAB) {
+        continue;
+      }
+      Section table = section(elf, header);
+      int linked = elf.getInt(header + 40);
+      if (linked <= 0 || linked >= count) {
+        throw new ElfFormatException("symbol table links to a missing string table");
+      }
+      Section strings = section(elf, (int) (sectionHeaders + (long) linked * entrySize));
+      long symbolSize = Math.max(24, elf.getLong(header + 56));
+      for (long at = table.offset; at + 24 <= table.offset + table.size; at += symbolSize) {
+        int p = (int) at;
+        int info = Byte.toUnsignedInt(elf.get(p + 4));
+        symbols.add(new ElfSymbol(string(elf, strings, Integer.toUnsignedLong(elf.getInt(p))), info >> 4,
+            info & 0xf, Short.toUnsignedInt(elf.getShort(p + 6))));
+      }
+    }
+    return new ElfObject(type, machine, List.copyOf(symbols));
+  }
+
+  private record Section(long offset, long size) {}
+
+  private static Section section(ByteBuffer elf, int header) throws ElfFormatException {
+    long offset = elf.getLong(header + 24);
+    long size = elf.getLong(header + 32);
+    if (offset < 0 || size < 0 || offset + size > elf.limit()) {
+      throw new ElfFormatException("a section lies outside the file (truncated or corrupt)");
+    }
+    return new Section(offset, size);
+  }
+
+  private static String string(ByteBuffer elf, Section strings, long index) throws ElfFormatException {
+    if (index >= strings.size) {
+      throw new ElfFormatException("symbol name outside the string table");
+    }
+    int start = (int) (strings.offset + index);
+    int end = start;
+    int limit = (int) (strings.offset + strings.size);
+    while (end < limit && elf.get(end) != 0) {
+      end++;
+    }
+    byte[] bytes = new byte[end - start];
+    elf.get(start, bytes);
+    return new String(bytes, StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,27 @@
+package io.github.kernelarchive.elf;
+
+/**
+ * One entry of an object's symbol table.
+ *
+ * @param binding {@link #LOCAL}, {@link #GLOBAL}, {@link #WEAK} or {@link #GNU_UNIQUE}
+ * @param sectionIndex 0 for undefined, {@link #SHN_COMMON} for common symbols
+ */
+public record ElfSymbol(String name, int binding, int type, int sectionIndex) {
+  public static final int LOCAL = 0;
+  public static final int GLOBAL = 1;
+  public static final int WEAK = 2;
+  public static final int GNU_UNIQUE = 10;
+  public static final int SHN_UNDEF = 0;
+  public static final int SHN_COMMON = 0xfff2;
+  /** STT_FILE: the source file name; not a linkable symbol. */
+  public static final int TYPE_FILE = 4;
+
+  public boolean isDefined() {
+    return sectionIndex != SHN_UNDEF;
+  }
+
+  /** Visible to the linker from other objects: what an archive's symbol index lists. */
+  public boolean isExternal() {
+    return binding == GLOBAL || binding == WEAK || binding == GNU_UNIQUE;
+  }
+}

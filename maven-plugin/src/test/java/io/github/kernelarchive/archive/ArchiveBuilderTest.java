@@ -1,0 +1,83 @@
+package io.github.kernelarchive.archive;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.github.kernelarchive.build.RecordingLog;
+import io.github.kernelarchive.elf.ElfObject;
+import io.github.kernelarchive.toolchain.Tool;
+import io.github.kernelarchive.toolchain.Toolchain;
+import io.github.kernelarchive.toolchain.ToolchainConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Batched archiving with the real GNU ar and llvm-ar, checked with ar, nm and the linker. */
+class ArchiveBuilderTest {
+  @TempDir Path dir;
+  private final RecordingLog log = new RecordingLog();
+
+  private Tool archiver(String name) throws Exception {
+    assumeTrue(NativeObjects.installed(name));
+    return new Toolchain(new ToolchainConfig(null, null, null, null, name, null, Map.of()), System.getenv()).archiver();
+  }
+
+  private Path build(Tool ar, List<PlannedMember> members, int batchSize, String tag) throws Exception {
+    Path output = dir.resolve(tag + "/libk.a");
+    new ArchiveBuilder(ar, new io.github.kernelarchive.toolchain.ProcessRunner(Map.of()), batchSize, 2, log)
+        .build("k", members, dir.resolve(tag + "/work"), output);
+    new ArchiveValidator(ElfObject.hostMachine()).validate(output, members);
+    return output;
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"ar", "llvm-ar"})
+  void batchesGiveOneDeterministicArchiveWithEveryMemberInOrder(String arName) throws Exception {
+    Tool ar = archiver(arName);
+    // Repeated basenames in different folders, and names ar and response files find awkward.
+    String[] odd = {"with space.o", "quote\"d.o", "back\\slash.o", "@leading.o", "a-very-long-member-name-beyond-16.o"};
+    List<PlannedMember> members = NativeObjects.members(dir.resolve("obj"), 40,
+        i -> i < odd.length ? "odd/" + odd[i] : "d" + (i / 10) + "/k" + (i % 10) + ".o");
+    Path small = build(ar, members, 7, "b7");
+    Path large = build(ar, members, 400, "b400");
+    assertArrayEquals(Files.readAllBytes(small), Files.readAllBytes(large), "batch size must not change the bytes");
+    Path again = build(ar, members, 7, "again");
+    assertArrayEquals(Files.readAllBytes(small), Files.readAllBytes(again), "deterministic");
+
+    List<String> listed = NativeObjects.run(List.of(ar.command(), "t", small.toString()), dir).lines().toList();
+    assertEquals(members.stream().map(PlannedMember::name).toList(), listed);
+    String index = NativeObjects.run(List.of("nm", "-s", small.toString()), dir);
+    assertTrue(index.contains("member_39 in k9.o"), index);
+    assertTrue(log.lines().stream().anyMatch(l -> l.contains("AR k batch 6/6 (5 objects)")), log.text());
+
+    // The linker takes it whole, and every member's symbol is there.
+    Path library = dir.resolve("libwhole.so");
+    NativeObjects.run(List.of("cc", "-shared", "-o", library.toString(), "-Wl,--whole-archive", small.toString(),
+        "-Wl,--no-whole-archive"), dir);
+    String dynamic = NativeObjects.run(List.of("nm", "-D", "--defined-only", library.toString()), dir);
+    for (int i = 0; i < 40; i++) {
+      assertTrue(dynamic.contains(" member_" + i + "\n"), "member_" + i + " missing from the linked library");
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"llvm-ar"})
+  void onlyTheBatchOfAChangedObjectRunsAgain(String arName) throws Exception {
+    Tool ar = archiver(arName);
+    List<PlannedMember> members = new ArrayList<>(NativeObjects.members(dir.resolve("obj"), 30, i -> "k" + i + ".o"));
+    build(ar, members, 10, "inc");
+    log.clear();
+    Path changed = NativeObjects.compile(members.get(15).object(), "int member_15(void) { return -15; }\n");
+    members.set(15, new PlannedMember("k15.o", changed, new io.github.kernelarchive.compile.ContentHashes().of(changed).orElseThrow()));
+    build(ar, members, 10, "inc");
+    List<String> arLines = log.lines().stream().filter(l -> l.contains(" AR ")).toList();
+    assertEquals(List.of("INFO [1/1] AR k batch 2/3 (10 objects)"), arLines);
+  }
+}

@@ -1,0 +1,128 @@
+package io.github.kernelarchive.archive;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.kernelarchive.build.RecordingLog;
+import io.github.kernelarchive.compile.ContentHashes;
+import io.github.kernelarchive.elf.ElfObject;
+import io.github.kernelarchive.toolchain.ProcessRunner;
+import io.github.kernelarchive.toolchain.Toolchain;
+import io.github.kernelarchive.toolchain.ToolchainConfig;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Each kind of damage is rejected with a message that names it. */
+class ArchiveValidatorTest {
+  @TempDir Path dir;
+  private List<PlannedMember> members;
+  private Path archive;
+  private final ArchiveValidator validator = new ArchiveValidator(ElfObject.hostMachine());
+
+  @BeforeEach
+  void buildAValidArchive() throws Exception {
+    members = NativeObjects.members(dir.resolve("obj"), 6, i -> "m" + i + ".o");
+    archive = build(members, "valid");
+    validator.validate(archive, members);
+  }
+
+  private Path build(List<PlannedMember> planned, String tag) throws Exception {
+    Path output = dir.resolve(tag + "/libk.a");
+    new ArchiveBuilder(new Toolchain(ToolchainConfig.defaults(), System.getenv()).archiver(),
+        new ProcessRunner(Map.of()), 4, 2, new RecordingLog()).build("k", planned, dir.resolve(tag + "/work"), output);
+    return output;
+  }
+
+  private void assertRejected(Path candidate, List<PlannedMember> planned, String expected) {
+    ArchiveInvalidException e = assertThrows(ArchiveInvalidException.class, () -> validator.validate(candidate, planned));
+    assertTrue(e.getMessage().contains(expected), "expected '" + expected + "' in: " + e.getMessage());
+  }
+
+  private Path copy(String name) throws Exception {
+    return Files.copy(archive, dir.resolve(name));
+  }
+
+  @Test
+  void truncated() throws Exception {
+    Path damaged = copy("truncated.a");
+    try (RandomAccessFile file = new RandomAccessFile(damaged.toFile(), "rw")) {
+      file.setLength(file.length() - 100);
+    }
+    assertRejected(damaged, members, "truncated");
+  }
+
+  @Test
+  void flippedByteInAMember() throws Exception {
+    Path damaged = copy("flipped.a");
+    ArMember third = ArReader.read(damaged).members().get(2);
+    try (RandomAccessFile file = new RandomAccessFile(damaged.toFile(), "rw")) {
+      long at = third.dataOffset() + third.size() / 2;
+      file.seek(at);
+      int b = file.read();
+      file.seek(at);
+      file.write(b ^ 0x40);
+    }
+    assertRejected(damaged, members, "member 'm2.o' (position 3) differs from");
+  }
+
+  @Test
+  void missingAndExtraMembers() throws Exception {
+    List<PlannedMember> more = new ArrayList<>(members);
+    Path extraObject = NativeObjects.compile(dir.resolve("obj/m6.o"), "int m6(void) { return 6; }\n");
+    more.add(new PlannedMember("m6.o", extraObject, new ContentHashes().of(extraObject).orElseThrow()));
+    assertRejected(archive, more, "missing member 'm6.o' (position 7 of 7)");
+    assertRejected(archive, members.subList(0, 5), "extra member 'm5.o'");
+  }
+
+  @Test
+  void missingSymbolIndex() throws Exception {
+    Path noIndex = dir.resolve("noindex.a");
+    List<String> argv = new ArrayList<>(List.of("ar", "qcSD", noIndex.toString()));
+    members.forEach(m -> argv.add(m.object().toString()));
+    NativeObjects.run(argv, dir);
+    assertRejected(noIndex, members, "no symbol index");
+  }
+
+  @Test
+  void indexThatMissesASymbol() throws Exception {
+    Path partial = dir.resolve("partial.a");
+    List<ArWriter.Entry> entries = new ArrayList<>();
+    for (PlannedMember m : members) {
+      entries.add(new ArWriter.Entry(m.name(), m.object(), 0, Files.size(m.object()),
+          m.name().equals("m4.o") ? List.of() : ElfObject.parse(java.nio.ByteBuffer.wrap(Files.readAllBytes(m.object()))).definedExternalSymbols()));
+    }
+    ArWriter.write(partial, entries);
+    assertRejected(partial, members, "does not list");
+  }
+
+  @Test
+  void memberWithAnEditedElfMachine() throws Exception {
+    List<PlannedMember> edited = new ArrayList<>(members);
+    Path object = Files.copy(members.get(1).object(), dir.resolve("edited-m1.o"));
+    try (RandomAccessFile file = new RandomAccessFile(object.toFile(), "rw")) {
+      file.seek(18); // e_machine, little-endian
+      file.write(ElfObject.EM_AARCH64 & 0xff);
+      file.write(ElfObject.EM_AARCH64 >> 8);
+    }
+    edited.set(1, new PlannedMember("edited-m1.o", object, new ContentHashes().of(object).orElseThrow()));
+    assertRejected(build(edited, "edited"), edited, "member 'edited-m1.o' (position 2) is an aarch64 object");
+  }
+
+  @Test
+  void memberFromTheAarch64CrossCompiler() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(NativeObjects.installed("aarch64-linux-gnu-gcc"));
+    Path source = Files.writeString(dir.resolve("arm.c"), "int arm(void) { return 64; }\n");
+    Path object = dir.resolve("obj/arm.o");
+    NativeObjects.run(List.of("aarch64-linux-gnu-gcc", "-c", "-o", object.toString(), source.toString()), dir);
+    List<PlannedMember> mixed = new ArrayList<>(members);
+    mixed.add(new PlannedMember("arm.o", object, new ContentHashes().of(object).orElseThrow()));
+    assertRejected(build(mixed, "cross"), mixed, "member 'arm.o' (position 7) is an aarch64 object but this library is built for x86-64");
+  }
+}

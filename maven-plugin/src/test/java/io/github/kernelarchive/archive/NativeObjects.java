@@ -1,0 +1,54 @@
+package io.github.kernelarchive.archive;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.github.kernelarchive.compile.ContentHashes;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Test helpers: real objects from gcc, and real tools run with their output checked. */
+final class NativeObjects {
+  private NativeObjects() {}
+
+  /** Compiles {@code source} with gcc into {@code object}. */
+  static Path compile(Path object, String source) throws Exception {
+    Files.createDirectories(object.getParent());
+    Path c = object.resolveSibling(object.getFileName() + ".src.c");
+    Files.writeString(c, source);
+    run(List.of("cc", "-c", "-fPIC", "-o", object.toString(), c.toString()), object.getParent());
+    Files.delete(c);
+    return object;
+  }
+
+  /** {@code count} objects, each defining {@code prefix_i}, named as {@code name(i)} says. */
+  static List<PlannedMember> members(Path dir, int count, java.util.function.IntFunction<String> name) throws Exception {
+    List<PlannedMember> members = new ArrayList<>();
+    ContentHashes hashes = new ContentHashes();
+    for (int i = 0; i < count; i++) {
+      Path object = compile(dir.resolve(name.apply(i)), "int member_" + i + "(void) { return " + i + "; }\nint shared_data_" + i + " = " + i + ";\n");
+      members.add(new PlannedMember(object.getFileName().toString(), object, hashes.of(object).orElseThrow()));
+    }
+    return members;
+  }
+
+  static String run(List<String> argv, Path dir) throws IOException, InterruptedException {
+    Process process = new ProcessBuilder(argv).directory(dir.toFile()).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertEquals(0, process.waitFor(), String.join(" ", argv) + " failed:\n" + output);
+    return output;
+  }
+
+  static boolean installed(String tool) {
+    for (String dir : System.getenv("PATH").split(":")) {
+      if (Files.isExecutable(Path.of(dir, tool))) {
+        return true;
+      }
+    }
+    System.out.println("SKIPPED: " + tool + " is not installed; tests that need it are skipped");
+    return false;
+  }
+}

@@ -1,0 +1,128 @@
+package io.github.kernelarchive.build;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.kernelarchive.cache.ArchiveCache;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The whole pipeline with a shared cache, against the real gcc and archiver. */
+class ArchiveCacheBuildTest {
+  @TempDir Path dir;
+  private final RecordingLog log = new RecordingLog();
+
+  private BuildSummary build(Path project, Path cache, int batchSize) throws Exception {
+    log.clear();
+    return new KernelBuild(log, System.getenv()).run(Projects.request(project, cache, batchSize));
+  }
+
+  private static void clean(Path project) throws Exception {
+    Path target = project.resolve("target");
+    if (Files.exists(target)) {
+      try (Stream<Path> walk = Files.walk(target)) {
+        for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+          Files.delete(p);
+        }
+      }
+    }
+  }
+
+  private List<String> arLines() {
+    return log.lines().stream().filter(l -> l.contains(" AR ")).toList();
+  }
+
+  @Test
+  void cleanBuildWithUnchangedInputsCompilesNothingAndRunsNoAr() throws Exception {
+    Path project = dir.resolve("p");
+    Path cache = dir.resolve("cache");
+    Projects.generate(project, 30);
+    BuildSummary first = build(project, cache, 7);
+    assertEquals(30, first.compiled());
+    assertEquals(1, first.archivesBuilt());
+    assertEquals(5, first.batchesRun());
+
+    // A header edit recompiles exactly its dependents and reruns only the batches holding them.
+    Files.writeString(project.resolve("include/group2.h"), "#define GROUP 20\n");
+    BuildSummary edited = build(project, cache, 7);
+    assertEquals(7, edited.compiled(), "sources 2, 6, 10, ..., 26 include group2.h");
+    assertEquals(1, edited.archivesBuilt());
+    byte[] archive = Files.readAllBytes(project.resolve("target/kernel/libk.a"));
+
+    clean(project);
+    BuildSummary second = build(project, cache, 7);
+    assertEquals(0, second.compiled());
+    assertEquals(30, second.servedByArchives());
+    assertEquals(1, second.archivesFromCache());
+    assertEquals(List.of(), arLines(), "a cache hit runs no ar");
+    assertTrue(log.text().contains("Archive k: 30 members (cache hit, validated)"), log.text());
+    assertArrayEquals(archive, Files.readAllBytes(project.resolve("target/kernel/libk.a")));
+  }
+
+  @Test
+  void anotherCheckoutOfTheSameSourcesHitsTheCache() throws Exception {
+    Path cache = dir.resolve("cache");
+    Projects.generate(dir.resolve("one"), 12);
+    Projects.generate(dir.resolve("two"), 12);
+    build(dir.resolve("one"), cache, 400);
+    BuildSummary other = build(dir.resolve("two"), cache, 400);
+    assertEquals(1, other.archivesFromCache(), "keys and objects do not depend on the checkout directory");
+    assertArrayEquals(Files.readAllBytes(dir.resolve("one/target/kernel/libk.a")),
+        Files.readAllBytes(dir.resolve("two/target/kernel/libk.a")));
+  }
+
+  @Test
+  void aCorruptCacheEntryIsDroppedWithAWarningAndRebuilt() throws Exception {
+    Path project = dir.resolve("p");
+    Path cache = dir.resolve("cache");
+    Projects.generate(project, 10);
+    build(project, cache, 400);
+    ArchiveCache.Entry entry = new ArchiveCache(cache, Long.MAX_VALUE).entries().get(0);
+    try (RandomAccessFile file = new RandomAccessFile(entry.archive().toFile(), "rw")) {
+      file.seek(file.length() / 2);
+      int b = file.read();
+      file.seek(file.length() / 2);
+      file.write(b ^ 0xff);
+    }
+    clean(project);
+    BuildSummary rebuilt = build(project, cache, 400);
+    assertEquals(1, rebuilt.archivesBuilt());
+    assertTrue(log.lines().stream().anyMatch(l -> l.startsWith("WARN Cache entry for archive 'k' is corrupt")),
+        log.text());
+    clean(project);
+    assertEquals(1, build(project, cache, 400).archivesFromCache(), "the rebuilt entry replaced the corrupt one");
+  }
+
+  @Test
+  void aHeaderChangeMissesTheCacheOnACleanBuild() throws Exception {
+    Path project = dir.resolve("p");
+    Path cache = dir.resolve("cache");
+    Projects.generate(project, 8);
+    build(project, cache, 400);
+    Files.writeString(project.resolve("include/group1.h"), "#define GROUP 100\n");
+    clean(project);
+    BuildSummary rebuilt = build(project, cache, 400);
+    assertEquals(0, rebuilt.archivesFromCache(), "an entry built against other headers is not used");
+    assertEquals(8, rebuilt.compiled());
+    assertFalse(new ArchiveCache(cache, Long.MAX_VALUE).entries().isEmpty());
+  }
+
+  @Test
+  void withoutCacheAndNothingChangedTheArchiveIsUpToDate() throws Exception {
+    Path project = dir.resolve("p");
+    Projects.generate(project, 8);
+    build(project, null, 3);
+    BuildSummary again = build(project, null, 3);
+    assertEquals(1, again.archivesUpToDate());
+    assertEquals(List.of(), arLines());
+    assertFalse(again.relinked());
+  }
+}

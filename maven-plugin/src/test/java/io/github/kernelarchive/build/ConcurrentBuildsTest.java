@@ -1,0 +1,66 @@
+package io.github.kernelarchive.build;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.kernelarchive.cache.ArchiveCache;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Separate build processes sharing one cache: racing publishers, and a build killed mid-archive. */
+class ConcurrentBuildsTest {
+  @TempDir Path dir;
+
+  @Test
+  void fourBuildsOnOneEmptyCacheAllSucceedWithOneValidEntry() throws Exception {
+    Path cache = dir.resolve("cache");
+    List<Process> builds = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      Path project = dir.resolve("p" + i);
+      Projects.generate(project, 40);
+      builds.add(BuildMain.process(project, cache, 5).start());
+    }
+    for (int i = 0; i < builds.size(); i++) {
+      String output = new String(builds.get(i).getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertEquals(0, builds.get(i).waitFor(), "build " + i + " failed:\n" + output);
+    }
+    assertEquals(1, new ArchiveCache(cache, Long.MAX_VALUE).entries().size(), "one key, one entry");
+    RecordingLog log = new RecordingLog();
+    Path fifth = dir.resolve("p4");
+    Projects.generate(fifth, 40);
+    BuildSummary summary = new KernelBuild(log, System.getenv()).run(Projects.request(fifth, cache, 5));
+    assertEquals(1, summary.archivesFromCache(), "the entry the racers left validates:\n" + log.text());
+  }
+
+  @Test
+  void aBuildKilledMidArchiveLeavesNothingALaterBuildAccepts() throws Exception {
+    Path cache = dir.resolve("cache");
+    Path project = dir.resolve("p");
+    Projects.generate(project, 120);
+    Process build = BuildMain.process(project, cache, 3).start();
+    boolean archiving = false;
+    try (BufferedReader out = new BufferedReader(new InputStreamReader(build.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line; (line = out.readLine()) != null; ) {
+        if (line.contains(" AR k batch")) {
+          archiving = true;
+          build.destroyForcibly(); // SIGKILL
+          break;
+        }
+      }
+    }
+    build.waitFor();
+    assertTrue(archiving, "the build was killed while it ran ar");
+    assertEquals(List.of(), new ArchiveCache(cache, Long.MAX_VALUE).entries(), "no entry from a killed build");
+
+    RecordingLog log = new RecordingLog();
+    BuildSummary next = new KernelBuild(log, System.getenv()).run(Projects.request(project, cache, 3));
+    assertEquals(1, next.archivesBuilt(), log.text());
+    assertEquals(1, new ArchiveCache(cache, Long.MAX_VALUE).entries().size());
+  }
+}

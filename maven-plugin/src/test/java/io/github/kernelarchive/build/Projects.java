@@ -1,0 +1,39 @@
+package io.github.kernelarchive.build;
+
+import io.github.kernelarchive.compile.CompileOptions;
+import io.github.kernelarchive.scan.SourceSet;
+import io.github.kernelarchive.toolchain.ToolchainConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Generated test projects: one archive {@code k} of small C sources that include a shared header,
+ * plus the request that builds it (cache and batch size chosen by the test).
+ */
+public final class Projects {
+  private Projects() {}
+
+  /** Writes {@code count} sources; source {@code i} includes {@code group<i % 4>.h}. */
+  public static void generate(Path project, int count) throws IOException {
+    Files.createDirectories(project.resolve("include"));
+    for (int g = 0; g < 4; g++) {
+      Files.writeString(project.resolve("include/group" + g + ".h"), "#define GROUP " + g + "\n");
+    }
+    for (int i = 0; i < count; i++) {
+      Path source = project.resolve("kernels/d" + (i % 5) + "/k" + i + ".c");
+      Files.createDirectories(source.getParent());
+      Files.writeString(source, "#include \"group" + (i % 4) + ".h\"\n"
+          + "__attribute__((visibility(\"default\"))) int kernel_" + i + "(void) { return GROUP + " + i + "; }\n");
+    }
+  }
+
+  public static KernelBuildRequest request(Path project, Path cache, int batchSize) {
+    CompileOptions options = new CompileOptions(List.of(project.resolve("include")), List.of(), List.of("-O1"),
+        List.of(), List.of(), List.of(), "", false, "", true, project);
+    return new KernelBuildRequest(project, project.resolve("target/kernel"), "k",
+        List.of(new SourceSet("k", project.resolve("kernels"), List.of(), List.of())), List.of(), List.of("k"),
+        options, ToolchainConfig.defaults(), List.of("kernel_*"), List.of(), 2, batchSize, cache, 1L << 30);
+  }
+}

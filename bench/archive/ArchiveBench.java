@@ -7,7 +7,7 @@ import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.toolchain.Toolchain;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
-import io.github.kernelarchive.util.Hashing;
+import io.github.kernelarchive.compile.ContentHashes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -101,8 +101,11 @@ public class ArchiveBench {
         old.sorted((a, b) -> b.compareTo(a)).forEach(p -> p.toFile().delete());
       }
     }
+    // As the stage does it: hash every object on all cores.
+    ContentHashes hashes = new ContentHashes();
+    files.parallelStream().forEach(hashes::of);
     List<PlannedMember> members = new ArrayList<>(files.size());
-    for (Path f : files) members.add(new PlannedMember(f.getFileName().toString(), f, Hashing.ofFile(f)));
+    for (Path f : files) members.add(new PlannedMember(f.getFileName().toString(), f, hashes.of(f).orElseThrow()));
     Path archive = work.resolve("libbench.a");
     ArchiveBuilder.Result result = new ArchiveBuilder(ar, new ProcessRunner(Map.of()), batch, Runtime.getRuntime().availableProcessors(), QUIET)
         .build("bench", members, work.resolve("batches"), archive);

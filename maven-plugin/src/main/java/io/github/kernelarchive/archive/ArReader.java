@@ -157,6 +157,20 @@ public final class ArReader {
     return buffer.flip();
   }
 
+  /**
+   * A member's bytes without copying them: mapped from the file, so parsing an object's symbol
+   * table touches only those pages and hashing streams from the page cache.
+   */
+  public static ByteBuffer map(FileChannel channel, ArMember member) throws IOException, ArFormatException {
+    if (member.dataOffset() + member.size() > channel.size()) {
+      throw new ArFormatException("truncated: member '" + member.name() + "' runs past the end of the file");
+    }
+    if (member.size() > Integer.MAX_VALUE) {
+      throw new ArFormatException("member '" + member.name() + "' is larger than 2 GiB");
+    }
+    return channel.map(FileChannel.MapMode.READ_ONLY, member.dataOffset(), member.size());
+  }
+
   private static String ascii(byte[] raw, int from, int length) {
     return new String(raw, from, length, StandardCharsets.UTF_8);
   }

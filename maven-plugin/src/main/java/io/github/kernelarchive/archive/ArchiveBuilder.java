@@ -13,7 +13,6 @@ import io.github.kernelarchive.util.BoundedPool;
 import io.github.kernelarchive.util.Hashing;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -156,9 +155,8 @@ public final class ArchiveBuilder {
 
   /** The symbols the index lists for a member; a member that is not ELF gets none (validation names it). */
   private static List<String> symbolsOf(FileChannel channel, ArMember member) throws IOException, ArFormatException {
-    ByteBuffer bytes = ArReader.readFully(channel, member.dataOffset(), (int) member.size(), channel.size(), member.name());
     try {
-      return ElfObject.parse(bytes).definedExternalSymbols();
+      return ElfObject.parse(ArReader.map(channel, member)).definedExternalSymbols();
     } catch (ElfFormatException e) {
       return List.of();
     }

@@ -136,14 +136,18 @@ public final class ArchiveStage {
   /** After compiling: builds, validates, records and caches the archive. */
   public Outcome build(ArchiveRequest request, Map<Path, List<Dependency>> dependencies)
       throws IOException, ToolchainException, BuildFailureException, InterruptedException {
-    List<PlannedMember> planned = new ArrayList<>();
-    List<Manifest.Member> manifestMembers = new ArrayList<>();
     for (ArchiveRequest.Member member : request.members()) {
       if (!Files.isRegularFile(member.object())) {
         throw new BuildFailureException("Object " + member.object() + " of archive '" + request.name()
             + "' does not exist.");
       }
-      String sha = Hashing.ofFile(member.object());
+    }
+    // Hash on all cores: for thousands of kernel objects this is hundreds of megabytes.
+    request.members().parallelStream().forEach(member -> hashes.of(member.object()));
+    List<PlannedMember> planned = new ArrayList<>();
+    List<Manifest.Member> manifestMembers = new ArrayList<>();
+    for (ArchiveRequest.Member member : request.members()) {
+      String sha = hashes.of(member.object()).orElseThrow(() -> new IOException("cannot read " + member.object()));
       planned.add(new PlannedMember(member.name(), member.object(), sha));
       List<Manifest.Header> headers = new ArrayList<>();
       for (Dependency dependency : dependencies.getOrDefault(member.object(), List.of())) {

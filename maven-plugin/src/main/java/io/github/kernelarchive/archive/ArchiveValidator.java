@@ -14,6 +14,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.IntStream;
 
 /**
  * Checks an archive against what it must contain before anything links or caches it: the
@@ -56,51 +57,72 @@ public final class ArchiveValidator {
       throw new ArchiveInvalidException(archive, "no symbol index (the linker needs one outside --whole-archive)");
     }
     Map<Long, List<String>> indexed = ArReader.symbolsByMember(contents.index());
+    // Members are independent: check them on all cores, then report the first problem in archive order.
     try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
-      for (int i = 0; i < members.size(); i++) {
-        checkMember(archive, channel, members.get(i), planned.get(i), i + 1,
-            indexed.getOrDefault(members.get(i).headerOffset(), List.of()));
+      String[] problems = new String[members.size()];
+      IntStream.range(0, members.size()).parallel().forEach(i -> problems[i] = problemOf(channel,
+          members.get(i), planned.get(i), i + 1, indexed.getOrDefault(members.get(i).headerOffset(), List.of())));
+      for (String problem : problems) {
+        if (problem != null) {
+          throw new ArchiveInvalidException(archive, problem);
+        }
       }
     }
   }
 
-  private void checkMember(Path archive, FileChannel channel, ArMember member, PlannedMember plan, int position,
-      List<String> indexedSymbols) throws IOException, ArchiveInvalidException {
-    String where = "member '" + member.name() + "' (position " + position + ")";
-    if (member.size() > Integer.MAX_VALUE) {
-      throw new ArchiveInvalidException(archive, where + " is larger than 2 GiB");
+  /** What is wrong with one member, or {@code null}. */
+  private String problemOf(FileChannel channel, ArMember member, PlannedMember plan, int position,
+      List<String> indexedSymbols) {
+    try {
+      checkMember(channel, member, plan, position, indexedSymbols);
+      return null;
+    } catch (MemberProblem e) {
+      return e.getMessage();
+    } catch (IOException e) {
+      return "member '" + member.name() + "' (position " + position + ") could not be read: " + e.getMessage();
     }
+  }
+
+  private static final class MemberProblem extends Exception {
+    MemberProblem(String message) {
+      super(message);
+    }
+  }
+
+  private void checkMember(FileChannel channel, ArMember member, PlannedMember plan, int position,
+      List<String> indexedSymbols) throws IOException, MemberProblem {
+    String where = "member '" + member.name() + "' (position " + position + ")";
     ByteBuffer bytes;
     try {
-      bytes = ArReader.readFully(channel, member.dataOffset(), (int) member.size(), channel.size(), where);
+      bytes = ArReader.map(channel, member);
     } catch (ArFormatException e) {
-      throw new ArchiveInvalidException(archive, e.getMessage());
+      throw new MemberProblem(e.getMessage());
     }
     MessageDigest digest = Hashing.sha256();
     digest.update(bytes.duplicate());
     String hash = HexFormat.of().formatHex(digest.digest());
     if (!hash.equals(plan.sha256())) {
-      throw new ArchiveInvalidException(archive, where + " differs from " + plan.object()
+      throw new MemberProblem(where + " differs from " + plan.object()
           + " (SHA-256 mismatch: damaged or stale)");
     }
     ElfObject elf;
     try {
       elf = ElfObject.parse(bytes);
     } catch (ElfFormatException e) {
-      throw new ArchiveInvalidException(archive, where + " is not a valid object: " + e.getMessage());
+      throw new MemberProblem(where + " is not a valid object: " + e.getMessage());
     }
     if (elf.type() != ElfObject.ET_REL) {
-      throw new ArchiveInvalidException(archive, where + " is not a relocatable object (ELF type " + elf.type() + ")");
+      throw new MemberProblem(where + " is not a relocatable object (ELF type " + elf.type() + ")");
     }
     if (elf.machine() != expectedMachine) {
-      throw new ArchiveInvalidException(archive, where + " is an " + ElfObject.machineName(elf.machine())
+      throw new MemberProblem(where + " is an " + ElfObject.machineName(elf.machine())
           + " object but this library is built for " + ElfObject.machineName(expectedMachine)
           + ". Rebuild " + plan.object() + " for " + ElfObject.machineName(expectedMachine) + " or remove it.");
     }
     Set<String> listed = new HashSet<>(indexedSymbols);
     for (String symbol : elf.definedExternalSymbols()) {
       if (!listed.contains(symbol)) {
-        throw new ArchiveInvalidException(archive, "the symbol index does not list '" + symbol + "' defined by " + where);
+        throw new MemberProblem("the symbol index does not list '" + symbol + "' defined by " + where);
       }
     }
   }

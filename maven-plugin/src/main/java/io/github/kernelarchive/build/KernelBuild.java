@@ -16,7 +16,6 @@ import io.github.kernelarchive.scan.SourceScanner;
 import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.toolchain.CudaLibraries;
 import io.github.kernelarchive.toolchain.Toolchain;
-import io.github.kernelarchive.util.Hashing;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -65,7 +64,7 @@ public final class KernelBuild {
         request.batchSize(), request.jobs(), request.outputDirectory(), request.projectDirectory(), hashes, log);
 
     // Archives that are current or come from the cache need none of their sources compiled.
-    List<ArchiveRequest> archiveRequests = archiveRequests(request, prepared, prebuilt, compileStage);
+    List<ArchiveRequest> archiveRequests = archiveRequests(request, prepared, prebuilt, compileStage, hashes);
     Map<String, Outcome> archives = new LinkedHashMap<>();
     Set<String> reused = new HashSet<>();
     for (ArchiveRequest archive : archiveRequests) {
@@ -106,7 +105,8 @@ public final class KernelBuild {
 
   /** Each archive's members: its compiled sources in source order, then its prebuilt objects. */
   private static List<ArchiveRequest> archiveRequests(KernelBuildRequest request, CompileStage.Prepared prepared,
-      Map<String, List<Path>> prebuilt, CompileStage compileStage) throws BuildFailureException, IOException {
+      Map<String, List<Path>> prebuilt, CompileStage compileStage, ContentHashes hashes)
+      throws BuildFailureException, IOException {
     List<ArchiveRequest> requests = new ArrayList<>();
     for (String name : request.archiveNames()) {
       List<ArchiveRequest.Member> members = new ArrayList<>();
@@ -117,8 +117,8 @@ public final class KernelBuild {
         }
       }
       for (Path object : prebuilt.getOrDefault(name, List.of())) {
-        members.add(new ArchiveRequest.Member(object.getFileName().toString(), object,
-            "prebuilt object " + Hashing.ofFile(object)));
+        String sha = hashes.of(object).orElseThrow(() -> new IOException("cannot read " + object));
+        members.add(new ArchiveRequest.Member(object.getFileName().toString(), object, "prebuilt object " + sha));
       }
       if (members.isEmpty()) {
         throw new BuildFailureException("Archive '" + name + "' has no members: its <sources> and <objects>"

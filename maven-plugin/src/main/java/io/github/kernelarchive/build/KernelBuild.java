@@ -54,7 +54,8 @@ public final class KernelBuild {
 
     long planStart = System.nanoTime();
     Toolchain toolchain = new Toolchain(request.toolchain(), environment);
-    ContentHashes hashes = new ContentHashes();
+    Path hashFile = request.outputDirectory().resolve("state").resolve("file-hashes");
+    ContentHashes hashes = ContentHashes.load(hashFile);
     CompileStage compileStage = new CompileStage(toolchain, request.compileOptions(), request.outputDirectory(),
         request.projectDirectory(), request.jobs(), hashes, log);
     CompileStage.Prepared prepared = compileStage.prepare(sources);
@@ -75,7 +76,12 @@ public final class KernelBuild {
     }
     long reuseMillis = millisSince(planStart);
 
-    CompileStage.Result compiled = compileStage.compile(prepared, job -> !reused.contains(job.source().unit()));
+    CompileStage.Result compiled;
+    try {
+      compiled = compileStage.compile(prepared, job -> !reused.contains(job.source().unit()));
+    } finally {
+      hashes.save(hashFile);
+    }
     int servedByArchives = (int) prepared.jobs().stream().filter(j -> reused.contains(j.source().unit())).count();
     log.info("Compile: " + compiled.compiled() + " compiled, " + compiled.upToDate() + " up to date"
         + (servedByArchives == 0 ? "" : ", " + servedByArchives + " in current or cached archives")
@@ -91,8 +97,9 @@ public final class KernelBuild {
     long archiveMillis = millisSince(archiveStart);
 
     long linkStart = System.nanoTime();
-    SharedLibraryLinker.Result linked = link(request, prepared, archives, toolchain);
+    SharedLibraryLinker.Result linked = link(request, prepared, archives, toolchain, hashes);
     long linkMillis = millisSince(linkStart);
+    hashes.save(hashFile);
 
     BuildSummary summary = new BuildSummary(compiled.compiled(), compiled.upToDate(), prepared.skipped().size(),
         servedByArchives, count(archives, Status.BUILT), count(archives, Status.CACHE_HIT),
@@ -130,7 +137,7 @@ public final class KernelBuild {
   }
 
   private SharedLibraryLinker.Result link(KernelBuildRequest request, CompileStage.Prepared prepared,
-      Map<String, Outcome> archives, Toolchain toolchain)
+      Map<String, Outcome> archives, Toolchain toolchain, ContentHashes hashes)
       throws ToolchainException, IOException, BuildFailureException {
     List<Path> hostObjects = prepared.jobs().stream().filter(j -> j.source().unit().equals(SourceSet.HOST))
         .map(CompileJob::object).toList();
@@ -145,7 +152,7 @@ public final class KernelBuild {
     List<LinkRequest.Archive> linkedArchives = archives.values().stream()
         .map(o -> new LinkRequest.Archive(o.archive(), o.sha256())).toList();
     return new SharedLibraryLinker(toolchain.compiler(Language.CXX).orElseThrow(), toolchain.runner(),
-        request.outputDirectory()).link(new LinkRequest(request.libraryName(), hostObjects, linkedArchives,
+        request.outputDirectory(), hashes).link(new LinkRequest(request.libraryName(), hostObjects, linkedArchives,
             request.exports(), request.linkFlags(), cudaLibraries));
   }
 

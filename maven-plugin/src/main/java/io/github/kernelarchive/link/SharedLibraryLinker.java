@@ -2,6 +2,7 @@ package io.github.kernelarchive.link;
 
 import io.github.kernelarchive.build.BuildFailureException;
 import io.github.kernelarchive.build.ToolchainException;
+import io.github.kernelarchive.compile.ContentHashes;
 import io.github.kernelarchive.toolchain.ProcessResult;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.ResponseFile;
@@ -28,11 +29,13 @@ public final class SharedLibraryLinker {
   private final Tool linker;
   private final ProcessRunner runner;
   private final Path outputDirectory;
+  private final ContentHashes hashes;
 
-  public SharedLibraryLinker(Tool linker, ProcessRunner runner, Path outputDirectory) {
+  public SharedLibraryLinker(Tool linker, ProcessRunner runner, Path outputDirectory, ContentHashes hashes) {
     this.linker = linker;
     this.runner = runner;
     this.outputDirectory = outputDirectory;
+    this.hashes = hashes;
   }
 
   public Result link(LinkRequest request) throws IOException, BuildFailureException, ToolchainException {
@@ -99,7 +102,7 @@ public final class SharedLibraryLinker {
     parts.addAll(arguments);
     parts.addAll(request.exports());
     for (Path object : request.objects()) {
-      parts.add(Hashing.ofFile(object));
+      parts.add(hashes.of(object).orElseThrow(() -> new IOException("cannot read " + object)));
     }
     request.archives().forEach(a -> parts.add(a.sha256()));
     return Hashing.ofStrings(parts);

@@ -1,0 +1,55 @@
+package io.github.kernelarchive.compile;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.kernelarchive.util.Hashing;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ContentHashesTest {
+  @TempDir Path dir;
+
+  private ContentHashes reload(ContentHashes hashes) throws Exception {
+    Path state = dir.resolve("state/file-hashes");
+    hashes.save(state);
+    return ContentHashes.load(state);
+  }
+
+  @Test
+  void editsAreSeenAndTouchesDoNotMatter() throws Exception {
+    Path header = Files.writeString(dir.resolve("k.h"), "#define K 1\n");
+    Files.setLastModifiedTime(header, FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+    ContentHashes first = new ContentHashes();
+    String before = first.of(header).orElseThrow();
+
+    Files.writeString(header, "#define K 2\n"); // same size, new time
+    ContentHashes second = reload(first);
+    assertNotEquals(before, second.of(header).orElseThrow());
+    assertEquals(Hashing.ofFile(header), second.of(header).orElseThrow());
+
+    Files.setLastModifiedTime(header, FileTime.fromMillis(System.currentTimeMillis() + 5_000));
+    assertEquals(Hashing.ofFile(header), reload(second).of(header).orElseThrow(), "a touch gives the same hash");
+  }
+
+  @Test
+  void aFileHashedRightAfterItsLastEditIsReadAgainNextTime() throws Exception {
+    // Written just now: its stamp is not trusted, so an edit that keeps size and timestamp is still seen.
+    Path header = Files.writeString(dir.resolve("k.h"), "#define K 1\n");
+    FileTime written = Files.getLastModifiedTime(header);
+    ContentHashes first = new ContentHashes();
+    String before = first.of(header).orElseThrow();
+    Files.writeString(header, "#define K 7\n");
+    Files.setLastModifiedTime(header, written);
+    assertNotEquals(before, reload(first).of(header).orElseThrow());
+  }
+
+  @Test
+  void missingFilesHaveNoHash() {
+    assertTrue(new ContentHashes().of(dir.resolve("gone.h")).isEmpty());
+  }
+}

@@ -68,7 +68,8 @@ public class ArchiveBench {
     for (String arName : List.of("llvm-ar", "ar")) {
       Tool ar = new Toolchain(new ToolchainConfig(null, null, null, null, arName, null, Map.of()), System.getenv()).archiver();
       for (int batch : new int[] {50, 400, 5000}) {
-        double t = median(() -> stage(ar, files, batch, work.resolve("stage-" + arName + "-" + batch), true));
+        Path stageWork = work.resolve("stage-" + arName + "-" + batch);
+        double t = median(() -> clear(stageWork), () -> stage(ar, files, batch, stageWork));
         row("archive stage, " + arName + ", batch " + batch + " (hash + ar + combine + validate)", t, llvm, gnu);
       }
     }
@@ -78,7 +79,8 @@ public class ArchiveBench {
     Path incWork = work.resolve("incremental");
     List<Path> changed = new ArrayList<>(files);
     Path copy = work.resolve("changed.o");
-    stage(llvmAr, changed, 400, incWork, true);
+    clear(incWork);
+    stage(llvmAr, changed, 400, incWork);
     int middle = files.size() / 2;
     byte[] original = Files.readAllBytes(files.get(middle));
     byte[] edited = Arrays.copyOf(original, original.length);
@@ -89,20 +91,24 @@ public class ArchiveBench {
       // Alternate the member's content so every repeat sees a change.
       edited[edited.length - 1] ^= 1;
       Files.write(copy, edited);
-      runs[0] = stage(llvmAr, changed, 400, incWork, false);
-    });
+    }, () -> runs[0] = stage(llvmAr, changed, 400, incWork));
     row("archive stage after 1 of " + files.size() + " objects changed, batch 400 (" + runs[0] + " ar batch ran)", inc, llvm, gnu);
   }
 
-  /** One archive stage as the plugin runs it; returns how many batches ran ar. */
-  static int stage(Tool ar, List<Path> files, int batch, Path work, boolean fresh) throws Exception {
-    if (fresh && Files.exists(work)) {
+  static void clear(Path work) throws Exception {
+    if (Files.exists(work)) {
       try (Stream<Path> old = Files.walk(work)) {
         old.sorted((a, b) -> b.compareTo(a)).forEach(p -> p.toFile().delete());
       }
     }
-    // As the stage does it: hash every object on all cores.
-    ContentHashes hashes = new ContentHashes();
+  }
+
+  /** One archive stage as the plugin runs it; returns how many batches ran ar. */
+  static int stage(Tool ar, List<Path> files, int batch, Path work) throws Exception {
+    // As a build does it: hash every object on all cores, reusing the previous build's hashes of
+    // objects whose size and mtime did not change (none on a fresh work directory).
+    Path stamps = work.resolve("file-hashes");
+    ContentHashes hashes = ContentHashes.load(stamps);
     files.parallelStream().forEach(hashes::of);
     List<PlannedMember> members = new ArrayList<>(files.size());
     for (Path f : files) members.add(new PlannedMember(f.getFileName().toString(), f, hashes.of(f).orElseThrow()));
@@ -110,6 +116,7 @@ public class ArchiveBench {
     ArchiveBuilder.Result result = new ArchiveBuilder(ar, new ProcessRunner(Map.of()), batch, Runtime.getRuntime().availableProcessors(), QUIET)
         .build("bench", members, work.resolve("batches"), archive);
     new ArchiveValidator(ElfObject.hostMachine()).validate(archive, members);
+    hashes.save(stamps);
     return result.batchesRun();
   }
 
@@ -118,8 +125,14 @@ public class ArchiveBench {
   }
 
   static double median(Step step) throws Exception {
+    return median(() -> {}, step);
+  }
+
+  /** Median time of {@code step} over the repeats; {@code setup} runs before each, untimed. */
+  static double median(Step setup, Step step) throws Exception {
     double[] times = new double[REPEATS];
     for (int i = 0; i < REPEATS; i++) {
+      setup.run();
       long start = System.nanoTime();
       step.run();
       times[i] = (System.nanoTime() - start) / 1e9;

@@ -102,7 +102,7 @@ public final class ArchiveBuilder {
     // A name that does not exist yet: ar appends to an existing file instead of replacing it.
     Path temporary = workDirectory.resolve("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
     try {
-      List<String> objects = batch.stream().map(m -> m.object().toString()).toList();
+      List<String> objects = batch.stream().map(m -> m.object().toAbsolutePath().toString()).toList();
       String rsp = ResponseFile.write(workDirectory.resolve(String.format("batch-%05d.rsp", number)), objects);
       ProcessResult result = runner.run(List.of(ar.command(), AR_FLAGS, temporary.toString(), rsp), workDirectory);
       if (!result.succeeded()) {

@@ -70,6 +70,7 @@ public final class ArchiveCache {
       Files.copy(archive, archiveCopy, StandardCopyOption.REPLACE_EXISTING);
       AtomicFiles.flush(archiveCopy);
       manifest.write(temp.resolve("manifest.txt"));
+      AtomicFiles.flush(temp.resolve("manifest.txt"));
       Path target = entryDirectory(key);
       Files.createDirectories(target.getParent());
       try {

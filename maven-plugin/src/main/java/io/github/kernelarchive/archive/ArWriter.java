@@ -18,8 +18,8 @@ import java.util.List;
 public final class ArWriter {
   private static final long FOUR_GIB = 0xFFFF_FFFFL;
 
-  /** A member to write: {@code size} bytes at {@code offset} of {@code file}, defining {@code symbols}. */
-  public record Entry(String name, Path file, long offset, long size, List<String> symbols) {
+  /** A member to write: {@code size} bytes at {@code offset} of an open {@code source}, defining {@code symbols}. */
+  public record Entry(String name, FileChannel source, long offset, long size, List<String> symbols) {
     public Entry {
       symbols = List.copyOf(symbols);
     }
@@ -48,15 +48,13 @@ public final class ArWriter {
           longNameOffset += entry.name.getBytes(StandardCharsets.UTF_8).length + 2;
         }
         writeAll(out, ByteBuffer.wrap(header(field, entry.size)));
-        try (FileChannel in = FileChannel.open(entry.file, StandardOpenOption.READ)) {
-          long copied = 0;
-          while (copied < entry.size) {
-            long n = in.transferTo(entry.offset + copied, entry.size - copied, out);
-            if (n <= 0) {
-              throw new IOException(entry.file + " ended before member " + entry.name + " was copied");
-            }
-            copied += n;
+        long copied = 0;
+        while (copied < entry.size) {
+          long n = entry.source.transferTo(entry.offset + copied, entry.size - copied, out);
+          if (n <= 0) {
+            throw new IOException("the source of member " + entry.name + " ended before it was copied");
           }
+          copied += n;
         }
         if ((entry.size & 1) == 1) {
           writeAll(out, ByteBuffer.wrap(new byte[] {'\n'}));

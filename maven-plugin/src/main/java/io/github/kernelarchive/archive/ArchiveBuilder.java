@@ -122,43 +122,64 @@ public final class ArchiveBuilder {
     }
   }
 
-  /** One pass over the batch archives: collect each member's symbols, then stream everything into place. */
+  /**
+   * One pass over the batch archives: read each member's symbols (on all cores; only the ELF
+   * header and symbol table pages are touched), then stream every member into the final archive.
+   */
   private void combine(Path workDirectory, List<List<PlannedMember>> batches, Path output)
       throws IOException, ArchiveInvalidException {
-    List<ArWriter.Entry> entries = new ArrayList<>();
-    for (int i = 0; i < batches.size(); i++) {
-      Path batchFile = batchFile(workDirectory, i);
-      List<PlannedMember> planned = batches.get(i);
-      try (FileChannel channel = FileChannel.open(batchFile, StandardOpenOption.READ)) {
-        List<ArMember> members = ArReader.read(channel).members();
+    record Source(FileChannel channel, ArMember member, String name) {}
+    List<FileChannel> channels = new ArrayList<>();
+    try {
+      List<Source> sources = new ArrayList<>();
+      for (int i = 0; i < batches.size(); i++) {
+        Path batchFile = batchFile(workDirectory, i);
+        FileChannel channel = FileChannel.open(batchFile, StandardOpenOption.READ);
+        channels.add(channel);
+        List<PlannedMember> planned = batches.get(i);
+        List<ArMember> members;
+        try {
+          members = ArReader.read(channel).members();
+        } catch (ArFormatException e) {
+          throw new ArchiveInvalidException(batchFile, e.getMessage());
+        }
         if (members.size() != planned.size()) {
           throw new ArchiveInvalidException(batchFile, ar.command() + " stored " + members.size() + " of the "
               + planned.size() + " objects of this batch");
         }
         for (int m = 0; m < members.size(); m++) {
-          ArMember member = members.get(m);
-          entries.add(new ArWriter.Entry(planned.get(m).name(), batchFile, member.dataOffset(), member.size(),
-              symbolsOf(channel, member)));
+          sources.add(new Source(channel, members.get(m), planned.get(m).name()));
         }
-      } catch (ArFormatException e) {
-        throw new ArchiveInvalidException(batchFile, e.getMessage());
       }
-    }
-    Path temporary = AtomicFiles.temporarySibling(output);
-    try {
-      ArWriter.write(temporary, entries);
-      AtomicFiles.publish(temporary, output);
+      List<List<String>> symbols = sources.parallelStream().map(s -> symbolsOf(s.channel(), s.member())).toList();
+      List<ArWriter.Entry> entries = new ArrayList<>(sources.size());
+      for (int i = 0; i < sources.size(); i++) {
+        Source source = sources.get(i);
+        entries.add(new ArWriter.Entry(source.name(), source.channel(), source.member().dataOffset(),
+            source.member().size(), symbols.get(i)));
+      }
+      Path temporary = AtomicFiles.temporarySibling(output);
+      try {
+        ArWriter.write(temporary, entries);
+        AtomicFiles.publish(temporary, output);
+      } finally {
+        Files.deleteIfExists(temporary);
+      }
     } finally {
-      Files.deleteIfExists(temporary);
+      for (FileChannel channel : channels) {
+        channel.close();
+      }
     }
   }
 
   /** The symbols the index lists for a member; a member that is not ELF gets none (validation names it). */
-  private static List<String> symbolsOf(FileChannel channel, ArMember member) throws IOException, ArFormatException {
+  private static List<String> symbolsOf(FileChannel channel, ArMember member) {
     try {
       return ElfObject.parse(ArReader.map(channel, member)).definedExternalSymbols();
-    } catch (ElfFormatException e) {
+    } catch (ElfFormatException | ArFormatException e) {
       return List.of();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

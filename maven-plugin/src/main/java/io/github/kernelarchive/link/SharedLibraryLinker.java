@@ -1,5 +1,6 @@
 package io.github.kernelarchive.link;
 
+import io.github.kernelarchive.audit.DuplicateDefinitions;
 import io.github.kernelarchive.build.BuildFailureException;
 import io.github.kernelarchive.build.ToolchainException;
 import io.github.kernelarchive.compile.ContentHashes;
@@ -71,6 +72,8 @@ public final class SharedLibraryLinker {
       return new Result(library, false);
     }
 
+    // Before the linker: it would stop at the first multiple definition; this lists them all.
+    DuplicateDefinitions.check(request.objects(), request.archives().stream().map(LinkRequest.Archive::file).toList());
     Path temporary = AtomicFiles.temporarySibling(library);
     try {
       List<String> withOutput = new ArrayList<>(arguments);

@@ -1,0 +1,2 @@
+#include "device_state.h"
+int fwd_pe() { return device_state_d.pe + 1; }

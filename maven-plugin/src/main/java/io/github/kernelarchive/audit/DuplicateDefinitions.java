@@ -1,0 +1,85 @@
+package io.github.kernelarchive.audit;
+
+import io.github.kernelarchive.archive.ArFormatException;
+import io.github.kernelarchive.archive.ArMember;
+import io.github.kernelarchive.archive.ArReader;
+import io.github.kernelarchive.build.BuildFailureException;
+import io.github.kernelarchive.elf.ElfFormatException;
+import io.github.kernelarchive.elf.ElfObject;
+import io.github.kernelarchive.elf.ElfSymbol;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Finds strong symbols defined more than once among the objects and archive members that go into
+ * one library, before the linker runs: the linker stops at the first "multiple definition", this
+ * reports every one with both definers. The classic case is a header that defines a variable
+ * ({@code int state_d;} rather than {@code extern int state_d;}) and is included by host code of
+ * several sources, as NVSHMEM's device-state header once was.
+ */
+public final class DuplicateDefinitions {
+  private DuplicateDefinitions() {}
+
+  /** Fails, listing every duplicate, when a strong global symbol has more than one definer. */
+  public static void check(List<Path> objects, List<Path> archives) throws IOException, BuildFailureException {
+    Map<String, List<String>> definers = new TreeMap<>();
+    for (Path object : objects) {
+      collect(Files.readAllBytes(object), object.getFileName().toString(), definers);
+    }
+    for (Path archive : archives) {
+      try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
+        for (ArMember member : ArReader.read(channel).members()) {
+          collect(ArReader.map(channel, member), archive.getFileName() + "(" + member.name() + ")", definers);
+        }
+      } catch (ArFormatException e) {
+        throw new IOException(archive + ": " + e.getMessage(), e);
+      }
+    }
+    Map<String, List<String>> duplicates = new LinkedHashMap<>();
+    definers.forEach((symbol, where) -> {
+      if (where.size() > 1) {
+        duplicates.put(symbol, where);
+      }
+    });
+    if (!duplicates.isEmpty()) {
+      throw new BuildFailureException(message(duplicates));
+    }
+  }
+
+  private static void collect(byte[] bytes, String where, Map<String, List<String>> definers) throws IOException {
+    collect(ByteBuffer.wrap(bytes), where, definers);
+  }
+
+  private static void collect(ByteBuffer bytes, String where, Map<String, List<String>> definers) throws IOException {
+    try {
+      for (ElfSymbol symbol : ElfObject.parse(bytes).symbols()) {
+        // Weak and unique (inline, template, COMDAT) definitions merge; commons and undefined ones do not define.
+        if (symbol.binding() == ElfSymbol.GLOBAL && symbol.isDefined() && symbol.sectionIndex() != ElfSymbol.SHN_COMMON
+            && symbol.type() != ElfSymbol.TYPE_FILE) {
+          definers.computeIfAbsent(symbol.name(), k -> new ArrayList<>()).add(where);
+        }
+      }
+    } catch (ElfFormatException e) {
+      throw new IOException(where + " is not a valid object: " + e.getMessage(), e);
+    }
+  }
+
+  private static String message(Map<String, List<String>> duplicates) {
+    StringBuilder text = new StringBuilder(duplicates.size() + " symbol(s) defined more than once; the link would fail:");
+    duplicates.forEach((symbol, where) -> text.append("\n  ").append(symbol).append(" defined in ")
+        .append(String.join(" and ", where)));
+    text.append("\nIf a header defines a variable, declare it there as 'extern' and define it in one source;"
+        + " if only device code needs it, guard the host-side definition with '#ifdef __CUDACC__'"
+        + " (or make it 'static' or C++17 'inline'). Otherwise rename one of the definitions.");
+    return text.toString();
+  }
+}

@@ -1,0 +1,69 @@
+package io.github.kernelarchive.audit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.kernelarchive.build.BuildFailureException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Objects from the real gcc/g++, archived with the real ar. */
+class DuplicateDefinitionsTest {
+  @TempDir Path dir;
+
+  private Path object(String name, String compiler, String source, String... flags) throws Exception {
+    String extension = compiler.equals("c++") ? ".cpp" : ".c";
+    Path src = Files.writeString(dir.resolve(name + extension), source);
+    Path object = dir.resolve(name + ".o");
+    List<String> argv = new ArrayList<>(List.of(compiler, "-c", "-O0", "-o", object.toString(), src.toString()));
+    argv.addAll(List.of(flags));
+    run(argv);
+    return object;
+  }
+
+  private void run(List<String> argv) throws Exception {
+    Process p = new ProcessBuilder(argv).directory(dir.toFile()).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertEquals(0, p.waitFor(), out);
+  }
+
+  @Test
+  void everyDuplicateIsListedWithBothDefinersBeforeTheLink() throws Exception {
+    Path host = object("a", "cc", "int shared_state = 1;\nint only_a(void) { return 0; }\n");
+    List<Path> members = List.of(
+        object("b", "cc", "int shared_state = 2;\n"),
+        object("c", "cc", "int dup_fn(void) { return 1; }\n"),
+        object("d", "cc", "int dup_fn(void) { return 2; }\n"),
+        // Definitions that legitimately repeat: weak, C++ inline (COMDAT), tentative with -fcommon.
+        object("e", "cc", "__attribute__((weak)) int weak_fn(void) { return 0; }\nint tentative;\n", "-fcommon"),
+        object("f", "cc", "__attribute__((weak)) int weak_fn(void) { return 0; }\nint tentative;\n", "-fcommon"),
+        object("g", "c++", "inline int inl() { return 1; }\nint use_g() { return inl(); }\n"),
+        object("h", "c++", "inline int inl() { return 1; }\nint use_h() { return inl(); }\n"));
+    Path archive = dir.resolve("libk.a");
+    List<String> argv = new ArrayList<>(List.of("ar", "qc", archive.toString()));
+    members.forEach(m -> argv.add(m.toString()));
+    run(argv);
+
+    BuildFailureException e = assertThrows(BuildFailureException.class,
+        () -> DuplicateDefinitions.check(List.of(host), List.of(archive)));
+    String message = e.getMessage();
+    assertTrue(message.startsWith("2 symbol(s) defined more than once"), message);
+    assertTrue(message.contains("dup_fn defined in libk.a(c.o) and libk.a(d.o)"), message);
+    assertTrue(message.contains("shared_state defined in a.o and libk.a(b.o)"), message);
+    assertTrue(message.contains("#ifdef __CUDACC__"), message);
+    assertFalse(message.contains("weak_fn") || message.contains("_Z3inlv") || message.contains("tentative"), message);
+  }
+
+  @Test
+  void distinctDefinitionsPass() throws Exception {
+    DuplicateDefinitions.check(List.of(object("x", "cc", "int x(void) { return 1; }\n"),
+        object("y", "cc", "int y(void) { return 2; }\n")), List.of());
+  }
+}

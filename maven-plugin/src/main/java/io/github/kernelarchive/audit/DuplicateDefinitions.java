@@ -1,23 +1,12 @@
 package io.github.kernelarchive.audit;
 
-import io.github.kernelarchive.archive.ArFormatException;
-import io.github.kernelarchive.archive.ArMember;
-import io.github.kernelarchive.archive.ArReader;
 import io.github.kernelarchive.build.BuildFailureException;
-import io.github.kernelarchive.elf.ElfFormatException;
-import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.ElfSymbol;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * Finds strong symbols defined more than once among the objects and archive members that go into
@@ -31,19 +20,9 @@ public final class DuplicateDefinitions {
 
   /** Fails, listing every duplicate, when a strong global symbol has more than one definer. */
   public static void check(List<Path> objects, List<Path> archives) throws IOException, BuildFailureException {
-    Map<String, List<String>> definers = new TreeMap<>();
-    for (Path object : objects) {
-      collect(Files.readAllBytes(object), object.getFileName().toString(), definers);
-    }
-    for (Path archive : archives) {
-      try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
-        for (ArMember member : ArReader.read(channel).members()) {
-          collect(ArReader.map(channel, member), archive.getFileName() + "(" + member.name() + ")", definers);
-        }
-      } catch (ArFormatException e) {
-        throw new IOException(archive + ": " + e.getMessage(), e);
-      }
-    }
+    // Weak and unique (inline, template, COMDAT) definitions merge; common symbols do not define.
+    Map<String, List<String>> definers = SymbolDefiners.of(objects, archives,
+        symbol -> symbol.binding() == ElfSymbol.GLOBAL && symbol.sectionIndex() != ElfSymbol.SHN_COMMON);
     Map<String, List<String>> duplicates = new LinkedHashMap<>();
     definers.forEach((symbol, where) -> {
       if (where.size() > 1) {
@@ -52,24 +31,6 @@ public final class DuplicateDefinitions {
     });
     if (!duplicates.isEmpty()) {
       throw new BuildFailureException(message(duplicates));
-    }
-  }
-
-  private static void collect(byte[] bytes, String where, Map<String, List<String>> definers) throws IOException {
-    collect(ByteBuffer.wrap(bytes), where, definers);
-  }
-
-  private static void collect(ByteBuffer bytes, String where, Map<String, List<String>> definers) throws IOException {
-    try {
-      for (ElfSymbol symbol : ElfObject.parse(bytes).symbols()) {
-        // Weak and unique (inline, template, COMDAT) definitions merge; commons and undefined ones do not define.
-        if (symbol.binding() == ElfSymbol.GLOBAL && symbol.isDefined() && symbol.sectionIndex() != ElfSymbol.SHN_COMMON
-            && symbol.type() != ElfSymbol.TYPE_FILE) {
-          definers.computeIfAbsent(symbol.name(), k -> new ArrayList<>()).add(where);
-        }
-      }
-    } catch (ElfFormatException e) {
-      throw new IOException(where + " is not a valid object: " + e.getMessage(), e);
     }
   }
 

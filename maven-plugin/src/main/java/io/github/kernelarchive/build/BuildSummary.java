@@ -9,8 +9,9 @@ import java.nio.file.Path;
  * @param upToDate objects that were already current
  * @param skipped sources with no compiler on this machine
  * @param servedByArchives sources not compiled because their archive was current or cached
+ * @param exports dynamic symbols the library exports (after the audit)
  */
 public record BuildSummary(int compiled, int upToDate, int skipped, int servedByArchives,
     int archivesBuilt, int archivesFromCache, int archivesUpToDate, int batchesRun,
-    Path library, boolean relinked,
+    Path library, boolean relinked, int exports,
     long scanMillis, long planMillis, long compileMillis, long archiveMillis, long linkMillis) {}

@@ -4,6 +4,7 @@ import io.github.kernelarchive.archive.ArchiveRequest;
 import io.github.kernelarchive.archive.ArchiveStage;
 import io.github.kernelarchive.archive.ArchiveStage.Outcome;
 import io.github.kernelarchive.archive.ArchiveStage.Status;
+import io.github.kernelarchive.audit.ExportAudit;
 import io.github.kernelarchive.cache.ArchiveCache;
 import io.github.kernelarchive.compile.CompileJob;
 import io.github.kernelarchive.compile.CompileStage;
@@ -98,13 +99,19 @@ public final class KernelBuild {
 
     long linkStart = System.nanoTime();
     SharedLibraryLinker.Result linked = link(request, prepared, archives, toolchain, hashes);
+    int exports = 0;
+    if (linked != null) {
+      exports = ExportAudit.audit(linked.library(), request.exports(), hostObjects(prepared),
+          archives.values().stream().map(Outcome::archive).toList(), request.projectDirectory(),
+          request.outputDirectory().resolve("audit.txt")).exports().size();
+    }
     long linkMillis = millisSince(linkStart);
     hashes.save(hashFile);
 
     BuildSummary summary = new BuildSummary(compiled.compiled(), compiled.upToDate(), prepared.skipped().size(),
         servedByArchives, count(archives, Status.BUILT), count(archives, Status.CACHE_HIT),
         count(archives, Status.UP_TO_DATE), archives.values().stream().mapToInt(Outcome::batchesRun).sum(),
-        linked == null ? null : linked.library(), linked != null && linked.relinked(),
+        linked == null ? null : linked.library(), linked != null && linked.relinked(), exports,
         scanMillis, compiled.planMillis() + reuseMillis, compiled.compileMillis(), archiveMillis, linkMillis);
     logSummary(summary);
     return summary;
@@ -139,8 +146,7 @@ public final class KernelBuild {
   private SharedLibraryLinker.Result link(KernelBuildRequest request, CompileStage.Prepared prepared,
       Map<String, Outcome> archives, Toolchain toolchain, ContentHashes hashes)
       throws ToolchainException, IOException, BuildFailureException {
-    List<Path> hostObjects = prepared.jobs().stream().filter(j -> j.source().unit().equals(SourceSet.HOST))
-        .map(CompileJob::object).toList();
+    List<Path> hostObjects = hostObjects(prepared);
     if (hostObjects.isEmpty() && archives.isEmpty()) {
       log.warn("No sources to compile: no library is linked. Check <sources> and <archives>.");
       return null;
@@ -154,6 +160,10 @@ public final class KernelBuild {
     return new SharedLibraryLinker(toolchain.compiler(Language.CXX).orElseThrow(), toolchain.runner(),
         request.outputDirectory(), hashes).link(new LinkRequest(request.libraryName(), hostObjects, linkedArchives,
             request.exports(), request.linkFlags(), cudaLibraries));
+  }
+
+  private static List<Path> hostObjects(CompileStage.Prepared prepared) {
+    return prepared.jobs().stream().filter(j -> j.source().unit().equals(SourceSet.HOST)).map(CompileJob::object).toList();
   }
 
   private void logArchive(Outcome outcome) {
@@ -172,7 +182,8 @@ public final class KernelBuild {
         + s.servedByArchives() + " in current or cached archives, " + s.skipped() + " skipped");
     log.info("  archives  " + s.archivesBuilt() + " built (" + s.batchesRun() + " ar batches), "
         + s.archivesFromCache() + " cache hits, " + s.archivesUpToDate() + " up to date");
-    log.info("  library   " + (s.library() == null ? "none" : s.library() + (s.relinked() ? " (linked)" : " (up to date)")));
+    log.info("  library   " + (s.library() == null ? "none" : s.library() + (s.relinked() ? " (linked)" : " (up to date)")
+        + ", " + s.exports() + " exported symbols (audit.txt)"));
     log.info(String.format("  time      scan %.2f s | plan %.2f s | compile %.2f s | archive %.2f s | link %.2f s",
         s.scanMillis() / 1000.0, s.planMillis() / 1000.0, s.compileMillis() / 1000.0,
         s.archiveMillis() / 1000.0, s.linkMillis() / 1000.0));

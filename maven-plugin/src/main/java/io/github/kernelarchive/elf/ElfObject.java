@@ -17,17 +17,40 @@ public final class ElfObject {
   public static final int EM_AARCH64 = 183;
   public static final int EM_PPC64 = 21;
   private static final int SHT_SYMTAB = 2;
+  private static final int SHT_DYNAMIC = 6;
+  private static final int SHT_DYNSYM = 11;
+  public static final long DT_NEEDED = 1;
+  public static final long DT_SONAME = 14;
+  public static final long DT_RPATH = 15;
+  public static final long DT_RUNPATH = 29;
   private static final Map<Integer, String> MACHINE_NAMES = Map.of(
       EM_X86_64, "x86-64", EM_AARCH64, "aarch64", EM_PPC64, "ppc64", 3, "i386", 40, "arm", 243, "riscv");
+
+  /** An entry of a shared library's dynamic section whose value is a string (NEEDED, SONAME, RPATH, RUNPATH). */
+  public record DynamicEntry(long tag, String value) {}
 
   private final int type;
   private final int machine;
   private final List<ElfSymbol> symbols;
+  private final List<ElfSymbol> dynamicSymbols;
+  private final List<DynamicEntry> dynamicEntries;
 
-  private ElfObject(int type, int machine, List<ElfSymbol> symbols) {
+  private ElfObject(int type, int machine, List<ElfSymbol> symbols, List<ElfSymbol> dynamicSymbols,
+      List<DynamicEntry> dynamicEntries) {
     this.type = type;
     this.machine = machine;
     this.symbols = symbols;
+    this.dynamicSymbols = dynamicSymbols;
+    this.dynamicEntries = dynamicEntries;
+  }
+
+  /** The dynamic symbol table of a shared library: what it exports and imports. */
+  public List<ElfSymbol> dynamicSymbols() {
+    return dynamicSymbols;
+  }
+
+  public List<DynamicEntry> dynamicEntries() {
+    return dynamicEntries;
   }
 
   public int type() {
@@ -91,32 +114,45 @@ public final class ElfObject {
     int entrySize = Short.toUnsignedInt(elf.getShort(58));
     int count = Short.toUnsignedInt(elf.getShort(60));
     if (count == 0) {
-      return new ElfObject(type, machine, List.of());
+      return new ElfObject(type, machine, List.of(), List.of(), List.of());
     }
     if (entrySize < 64 || sectionHeaders < 0 || sectionHeaders + (long) entrySize * count > elf.limit()) {
       throw new ElfFormatException("section header table lies outside the file (truncated or corrupt)");
     }
     List<ElfSymbol> symbols = new ArrayList<>();
+    List<ElfSymbol> dynamicSymbols = new ArrayList<>();
+    List<DynamicEntry> dynamicEntries = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       int header = (int) (sectionHeaders + (long) i * entrySize);
-      if (elf.getInt(header + 4) != SHT_SYMTAB) {
+      int sectionType = elf.getInt(header + 4);
+      if (sectionType != SHT_SYMTAB && sectionType != SHT_DYNSYM && sectionType != SHT_DYNAMIC) {
         continue;
       }
       Section table = section(elf, header);
       int linked = elf.getInt(header + 40);
       if (linked <= 0 || linked >= count) {
-        throw new ElfFormatException("symbol table links to a missing string table");
+        throw new ElfFormatException("a symbol table or dynamic section links to a missing string table");
       }
       Section strings = section(elf, (int) (sectionHeaders + (long) linked * entrySize));
+      if (sectionType == SHT_DYNAMIC) {
+        for (long at = table.offset; at + 16 <= table.offset + table.size; at += 16) {
+          long tag = elf.getLong((int) at);
+          if (tag == DT_NEEDED || tag == DT_SONAME || tag == DT_RPATH || tag == DT_RUNPATH) {
+            dynamicEntries.add(new DynamicEntry(tag, string(elf, strings, elf.getLong((int) at + 8))));
+          }
+        }
+        continue;
+      }
+      List<ElfSymbol> target = sectionType == SHT_SYMTAB ? symbols : dynamicSymbols;
       long symbolSize = Math.max(24, elf.getLong(header + 56));
       for (long at = table.offset; at + 24 <= table.offset + table.size; at += symbolSize) {
         int p = (int) at;
         int info = Byte.toUnsignedInt(elf.get(p + 4));
-        symbols.add(new ElfSymbol(string(elf, strings, Integer.toUnsignedLong(elf.getInt(p))), info >> 4,
-            info & 0xf, Short.toUnsignedInt(elf.getShort(p + 6))));
+        target.add(new ElfSymbol(string(elf, strings, Integer.toUnsignedLong(elf.getInt(p))), info >> 4,
+            info & 0xf, Short.toUnsignedInt(elf.getShort(p + 6)), elf.get(p + 5) & 0x3));
       }
     }
-    return new ElfObject(type, machine, List.copyOf(symbols));
+    return new ElfObject(type, machine, List.copyOf(symbols), List.copyOf(dynamicSymbols), List.copyOf(dynamicEntries));
   }
 
   private record Section(long offset, long size) {}

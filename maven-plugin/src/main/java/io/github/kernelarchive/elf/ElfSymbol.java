@@ -5,8 +5,9 @@ package io.github.kernelarchive.elf;
  *
  * @param binding {@link #LOCAL}, {@link #GLOBAL}, {@link #WEAK} or {@link #GNU_UNIQUE}
  * @param sectionIndex 0 for undefined, {@link #SHN_COMMON} for common symbols
+ * @param visibility {@code STV_DEFAULT} 0, internal 1, hidden 2, protected 3
  */
-public record ElfSymbol(String name, int binding, int type, int sectionIndex) {
+public record ElfSymbol(String name, int binding, int type, int sectionIndex, int visibility) {
   public static final int LOCAL = 0;
   public static final int GLOBAL = 1;
   public static final int WEAK = 2;
@@ -15,6 +16,11 @@ public record ElfSymbol(String name, int binding, int type, int sectionIndex) {
   public static final int SHN_COMMON = 0xfff2;
   /** STT_FILE: the source file name; not a linkable symbol. */
   public static final int TYPE_FILE = 4;
+
+  /** Reachable from outside a shared library: default or protected visibility. */
+  public boolean isVisible() {
+    return visibility == 0 || visibility == 3;
+  }
 
   public boolean isDefined() {
     return sectionIndex != SHN_UNDEF;

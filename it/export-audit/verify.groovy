@@ -1,0 +1,9 @@
+def check = evaluate(new File(itLib, 'checks.groovy'))
+def run = check.invocations(basedir)[0]
+assert run.contains('Audit of libaudited.so failed (1 problem(s)')
+assert run.contains("<export> pattern 'mha_bwd_*' matches no exported symbol")
+def report = new File(basedir, 'target/kernel/audit.txt').text
+assert report.contains('SONAME libaudited.so')
+assert report.contains('exports 1\n  mha_fwd\n'): 'the version script keeps tile_size_helper local'
+// (A leak past the version script, named with its object, is shown by ExportAuditTest.)
+true

@@ -1,0 +1,140 @@
+package io.github.kernelarchive.audit;
+
+import io.github.kernelarchive.build.BuildFailureException;
+import io.github.kernelarchive.elf.ElfFormatException;
+import io.github.kernelarchive.elf.ElfObject;
+import io.github.kernelarchive.elf.ElfObject.DynamicEntry;
+import io.github.kernelarchive.elf.ElfSymbol;
+import io.github.kernelarchive.util.AtomicFiles;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Checks the linked library against its contract and writes {@code audit.txt}: every exported
+ * symbol matches an {@code <exports>} pattern (a leak names the symbol and the object it came
+ * from), every pattern matches an export, no {@code STB_GNU_UNIQUE} symbol is exported (the
+ * dynamic loader shares those between libraries even under {@code RTLD_LOCAL}), and no RPATH or
+ * RUNPATH points into the project (it would not exist where the library is installed). All
+ * problems are reported at once.
+ */
+public final class ExportAudit {
+
+  /** What the library exports and needs, as written to the report. */
+  public record Report(String soname, List<String> needed, List<String> rpaths, List<String> exports) {}
+
+  private ExportAudit() {}
+
+  public static Report audit(Path library, List<String> patterns, List<Path> objects, List<Path> archives,
+      Path projectDirectory, Path reportFile) throws IOException, BuildFailureException {
+    ElfObject elf;
+    try (FileChannel channel = FileChannel.open(library, StandardOpenOption.READ)) {
+      elf = ElfObject.parse(channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size()));
+    } catch (ElfFormatException e) {
+      throw new IOException(library + " is not a valid shared library: " + e.getMessage(), e);
+    }
+    List<String> exports = new ArrayList<>();
+    List<String> unique = new ArrayList<>();
+    for (ElfSymbol symbol : elf.dynamicSymbols()) {
+      if (symbol.isDefined() && symbol.isExternal() && symbol.isVisible() && !symbol.name().isEmpty()) {
+        exports.add(symbol.name());
+        if (symbol.binding() == ElfSymbol.GNU_UNIQUE) {
+          unique.add(symbol.name());
+        }
+      }
+    }
+    exports.sort(null);
+    String soname = "";
+    List<String> needed = new ArrayList<>();
+    List<String> rpaths = new ArrayList<>();
+    for (DynamicEntry entry : elf.dynamicEntries()) {
+      if (entry.tag() == ElfObject.DT_SONAME) {
+        soname = entry.value();
+      } else if (entry.tag() == ElfObject.DT_NEEDED) {
+        needed.add(entry.value());
+      } else {
+        for (String path : entry.value().split(":")) {
+          rpaths.add((entry.tag() == ElfObject.DT_RPATH ? "RPATH " : "RUNPATH ") + path);
+        }
+      }
+    }
+    Report report = new Report(soname, needed, rpaths, exports);
+    writeReport(reportFile, library, report);
+
+    List<String> problems = new ArrayList<>();
+    if (!patterns.isEmpty()) {
+      List<Pattern> compiled = patterns.stream().map(ExportAudit::glob).toList();
+      List<String> leaks = exports.stream().filter(name -> compiled.stream().noneMatch(p -> p.matcher(name).matches())).toList();
+      if (!leaks.isEmpty()) {
+        Map<String, List<String>> definers = SymbolDefiners.of(objects, archives, ElfSymbol::isExternal);
+        for (String leak : leaks) {
+          problems.add("exported symbol " + leak + " (from " + String.join(", ", definers.getOrDefault(leak,
+              List.of("a linked library"))) + ") matches no <exports> pattern: hide it (static, or"
+              + " visibility hidden) or add a pattern for it");
+        }
+      }
+      for (int i = 0; i < patterns.size(); i++) {
+        Pattern pattern = compiled.get(i);
+        if (exports.stream().noneMatch(name -> pattern.matcher(name).matches())) {
+          problems.add("<export> pattern '" + patterns.get(i) + "' matches no exported symbol: fix or remove it"
+              + " (is the function declared with default visibility in a host source?)");
+        }
+      }
+    }
+    for (String name : unique) {
+      problems.add("exported symbol " + name + " is STB_GNU_UNIQUE (a C++ inline or template static): the loader"
+          + " would share it with any other library defining it. Keep it out of <exports> or compile with -fno-gnu-unique");
+    }
+    for (String rpath : rpaths) {
+      String path = rpath.substring(rpath.indexOf(' ') + 1);
+      if (path.startsWith(projectDirectory.toString())) {
+        problems.add(rpath + " points into the project directory and will not exist where the library is"
+            + " installed: use $ORIGIN-relative paths in <linkFlags>");
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new BuildFailureException("Audit of " + library.getFileName() + " failed (" + problems.size()
+          + " problem(s); report in " + reportFile + "):\n  " + String.join("\n  ", problems));
+    }
+    return report;
+  }
+
+  /** Version-script globs: {@code *} any run, {@code ?} one character, {@code [...]} a class. */
+  static Pattern glob(String pattern) {
+    StringBuilder regex = new StringBuilder();
+    for (int i = 0; i < pattern.length(); i++) {
+      char c = pattern.charAt(i);
+      switch (c) {
+        case '*' -> regex.append(".*");
+        case '?' -> regex.append('.');
+        case '[' -> {
+          int end = pattern.indexOf(']', i + 1);
+          if (end < 0) {
+            regex.append("\\[");
+          } else {
+            regex.append('[').append(pattern, i + 1, end).append(']');
+            i = end;
+          }
+        }
+        default -> regex.append(Pattern.quote(String.valueOf(c)));
+      }
+    }
+    return Pattern.compile(regex.toString());
+  }
+
+  private static void writeReport(Path file, Path library, Report report) throws IOException {
+    StringBuilder text = new StringBuilder("library ").append(library).append('\n');
+    text.append("SONAME ").append(report.soname()).append('\n');
+    report.needed().forEach(n -> text.append("NEEDED ").append(n).append('\n'));
+    report.rpaths().forEach(r -> text.append(r).append('\n'));
+    text.append("exports ").append(report.exports().size()).append('\n');
+    report.exports().forEach(e -> text.append("  ").append(e).append('\n'));
+    AtomicFiles.write(file, text.toString().getBytes(StandardCharsets.UTF_8));
+  }
+}

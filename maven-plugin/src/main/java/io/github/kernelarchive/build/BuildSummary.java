@@ -1,6 +1,7 @@
 package io.github.kernelarchive.build;
 
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * What a build did, for the summary block and for tests.
@@ -10,8 +11,9 @@ import java.nio.file.Path;
  * @param skipped sources with no compiler on this machine
  * @param servedByArchives sources not compiled because their archive was current or cached
  * @param exports dynamic symbols the library exports (after the audit)
+ * @param archiveLibraries with {@code staticLink=false}, the shared library of each archive
  */
 public record BuildSummary(int compiled, int upToDate, int skipped, int servedByArchives,
     int archivesBuilt, int archivesFromCache, int archivesUpToDate, int batchesRun,
-    Path library, boolean relinked, int exports,
+    Path library, boolean relinked, int exports, List<Path> archiveLibraries,
     long scanMillis, long planMillis, long compileMillis, long archiveMillis, long linkMillis) {}

@@ -98,7 +98,8 @@ public final class KernelBuild {
     long archiveMillis = millisSince(archiveStart);
 
     long linkStart = System.nanoTime();
-    SharedLibraryLinker.Result linked = link(request, prepared, archives, toolchain, hashes);
+    Linked both = link(request, prepared, archives, toolchain, hashes);
+    SharedLibraryLinker.Result linked = both.main();
     int exports = 0;
     if (linked != null) {
       exports = ExportAudit.audit(linked.library(), request.exports(), hostObjects(prepared),
@@ -111,7 +112,7 @@ public final class KernelBuild {
     BuildSummary summary = new BuildSummary(compiled.compiled(), compiled.upToDate(), prepared.skipped().size(),
         servedByArchives, count(archives, Status.BUILT), count(archives, Status.CACHE_HIT),
         count(archives, Status.UP_TO_DATE), archives.values().stream().mapToInt(Outcome::batchesRun).sum(),
-        linked == null ? null : linked.library(), linked != null && linked.relinked(), exports,
+        linked == null ? null : linked.library(), linked != null && linked.relinked(), exports, both.archiveLibraries(),
         scanMillis, compiled.planMillis() + reuseMillis, compiled.compileMillis(), archiveMillis, linkMillis);
     logSummary(summary);
     return summary;
@@ -143,24 +144,38 @@ public final class KernelBuild {
     return requests;
   }
 
-  private SharedLibraryLinker.Result link(KernelBuildRequest request, CompileStage.Prepared prepared,
+  /** The library, and with {@code staticLink=false} first one plain shared library per archive. */
+  private Linked link(KernelBuildRequest request, CompileStage.Prepared prepared,
       Map<String, Outcome> archives, Toolchain toolchain, ContentHashes hashes)
       throws ToolchainException, IOException, BuildFailureException {
     List<Path> hostObjects = hostObjects(prepared);
     if (hostObjects.isEmpty() && archives.isEmpty()) {
       log.warn("No sources to compile: no library is linked. Check <sources> and <archives>.");
-      return null;
+      return new Linked(null, List.of());
     }
     Path cudaLibraries = null;
     if (prepared.jobs().stream().anyMatch(j -> j.source().language() == Language.CUDA)) {
       cudaLibraries = CudaLibraries.directory(toolchain.compiler(Language.CUDA).orElseThrow(), toolchain.runner());
     }
+    SharedLibraryLinker linker = new SharedLibraryLinker(toolchain.compiler(Language.CXX).orElseThrow(),
+        toolchain.runner(), request.outputDirectory(), hashes);
     List<LinkRequest.Archive> linkedArchives = archives.values().stream()
         .map(o -> new LinkRequest.Archive(o.archive(), o.sha256())).toList();
-    return new SharedLibraryLinker(toolchain.compiler(Language.CXX).orElseThrow(), toolchain.runner(),
-        request.outputDirectory(), hashes).link(new LinkRequest(request.libraryName(), hostObjects, linkedArchives,
-            request.exports(), request.linkFlags(), cudaLibraries));
+    if (request.staticLink()) {
+      return new Linked(linker.link(new LinkRequest(request.libraryName(), hostObjects, linkedArchives, true,
+          List.of(), request.exports(), request.linkFlags(), cudaLibraries)), List.of());
+    }
+    List<Path> archiveLibraries = new ArrayList<>();
+    for (Outcome archive : archives.values()) {
+      LinkRequest.Archive whole = new LinkRequest.Archive(archive.archive(), archive.sha256());
+      archiveLibraries.add(linker.link(new LinkRequest(archive.name(), List.of(), List.of(whole), false, List.of(),
+          List.of(), request.linkFlags(), cudaLibraries)).library());
+    }
+    return new Linked(linker.link(new LinkRequest(request.libraryName(), hostObjects, List.of(), false,
+        archiveLibraries, request.exports(), request.linkFlags(), cudaLibraries)), archiveLibraries);
   }
+
+  private record Linked(SharedLibraryLinker.Result main, List<Path> archiveLibraries) {}
 
   private static List<Path> hostObjects(CompileStage.Prepared prepared) {
     return prepared.jobs().stream().filter(j -> j.source().unit().equals(SourceSet.HOST)).map(CompileJob::object).toList();

@@ -21,6 +21,8 @@ import java.util.List;
  * @param exports symbol patterns of the public API
  * @param linkFlags extra flags for the final link
  * @param jobs parallel compile jobs
+ * @param staticLink archives linked privately into the one library; false: each archive becomes
+ *     its own shared library that the main library depends on
  */
 public record KernelBuildRequest(
     Path projectDirectory,
@@ -36,7 +38,8 @@ public record KernelBuildRequest(
     int jobs,
     int batchSize,
     Path cacheDirectory,
-    long cacheMaxBytes) {
+    long cacheMaxBytes,
+    boolean staticLink) {
 
   public KernelBuildRequest {
     sourceSets = List.copyOf(sourceSets);

@@ -8,13 +8,17 @@ import java.util.List;
  *
  * @param libraryName {@code mha} gives {@code libmha.so}
  * @param objects host objects in link order
- * @param archives kernel archives, linked whole and kept private
+ * @param archives kernel archives, linked whole
+ * @param privateArchives hide every archive symbol ({@code --exclude-libs,ALL}): the static
+ *     layout; false when an archive becomes a plain shared library of its own
+ * @param sharedLibraries this project's other libraries the library depends on (by SONAME, found
+ *     through {@code $ORIGIN})
  * @param exports symbol patterns of the public API; empty exports every visible symbol
  * @param linkFlags extra flags from the user, after the objects
  * @param cudaLibraryDirectory where {@code libcudart_static.a} lives, when CUDA objects are linked
  */
-public record LinkRequest(String libraryName, List<Path> objects, List<Archive> archives, List<String> exports,
-    List<String> linkFlags, Path cudaLibraryDirectory) {
+public record LinkRequest(String libraryName, List<Path> objects, List<Archive> archives, boolean privateArchives,
+    List<Path> sharedLibraries, List<String> exports, List<String> linkFlags, Path cudaLibraryDirectory) {
 
   /** An archive and its content hash (known from its manifest, so the link key need not re-read it). */
   public record Archive(Path file, String sha256) {}
@@ -22,6 +26,7 @@ public record LinkRequest(String libraryName, List<Path> objects, List<Archive> 
   public LinkRequest {
     objects = List.copyOf(objects);
     archives = List.copyOf(archives);
+    sharedLibraries = List.copyOf(sharedLibraries);
     exports = List.copyOf(exports);
     linkFlags = List.copyOf(linkFlags);
   }

@@ -53,12 +53,20 @@ public final class SharedLibraryLinker {
     }
     request.objects().forEach(o -> arguments.add(o.toString()));
     if (!request.archives().isEmpty()) {
-      // Every member goes in (kernels are often reached only through registration), and symbols
-      // from the archives are not exported unless the version script names them.
+      // Every member goes in (kernels are often reached only through registration); in the
+      // static layout no archive symbol is exported, whatever its visibility.
       arguments.add("-Wl,--whole-archive");
       request.archives().forEach(a -> arguments.add(a.file().toString()));
       arguments.add("-Wl,--no-whole-archive");
-      arguments.add("-Wl,--exclude-libs,ALL");
+      if (request.privateArchives()) {
+        arguments.add("-Wl,--exclude-libs,ALL");
+      }
+    }
+    if (!request.sharedLibraries().isEmpty()) {
+      // By file name (-l:), recorded as their SONAME, found next to this library at run time.
+      arguments.add("-L" + outputDirectory);
+      request.sharedLibraries().forEach(l -> arguments.add("-l:" + l.getFileName()));
+      arguments.add("-Wl,-rpath,$ORIGIN");
     }
     if (request.cudaLibraryDirectory() != null) {
       arguments.addAll(List.of("-L" + request.cudaLibraryDirectory(), "-lcudart_static", "-ldl", "-lpthread", "-lrt"));
@@ -108,6 +116,9 @@ public final class SharedLibraryLinker {
       parts.add(hashes.of(object).orElseThrow(() -> new IOException("cannot read " + object)));
     }
     request.archives().forEach(a -> parts.add(a.sha256()));
+    for (Path shared : request.sharedLibraries()) {
+      parts.add(Hashing.ofFile(shared));
+    }
     return Hashing.ofStrings(parts);
   }
 }

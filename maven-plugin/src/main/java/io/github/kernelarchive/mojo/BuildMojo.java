@@ -118,6 +118,14 @@ public class BuildMojo extends AbstractMojo {
   @Parameter(property = "kernel.classifier")
   private String classifier;
 
+  /**
+   * {@code true}: archives are linked privately (whole, hidden) into the one library. {@code false}:
+   * each archive becomes {@code lib<archive>.so} with default visibility and the library depends on
+   * it: the old layout, open to symbol clashes with other copies of the kernels, kept for fast iteration.
+   */
+  @Parameter(property = "kernel.staticLink", defaultValue = "true")
+  private boolean staticLink;
+
   /** Objects per {@code ar} invocation (one response file each); does not change the archive's bytes. */
   @Parameter(property = "kernel.batchSize", defaultValue = "400")
   private int batchSize;
@@ -166,6 +174,10 @@ public class BuildMojo extends AbstractMojo {
     if (summary.library() != null) {
       projectHelper.attachArtifact(project, "so", effectiveClassifier(), summary.library().toFile());
     }
+    for (Path archiveLibrary : summary.archiveLibraries()) {
+      String name = archiveLibrary.getFileName().toString().replaceAll("^lib|\\.so$", "");
+      projectHelper.attachArtifact(project, "so", effectiveClassifier() + "-" + name, archiveLibrary.toFile());
+    }
   }
 
   private KernelBuildRequest request() throws MojoFailureException {
@@ -203,7 +215,7 @@ public class BuildMojo extends AbstractMojo {
     CompileOptions options = new CompileOptions(
         includeDirectories.stream().map(File::toPath).toList(), defines, cFlags, cxxFlags,
         cuda.flags, hip.flags, cudaArchs != null ? cudaArchs : cuda.archs, cuda.relocatableDeviceCode,
-        hipArchs != null ? hipArchs : hip.archs, true, basedir);
+        hipArchs != null ? hipArchs : hip.archs, staticLink, basedir);
     ToolchainConfig toolchain = new ToolchainConfig(cc, cxx, cudaNvcc != null ? cudaNvcc : cuda.nvcc,
         hipHipcc != null ? hipHipcc : hip.hipcc, ar, launcher, environment);
     int parallelism = jobs != null ? jobs : Runtime.getRuntime().availableProcessors();
@@ -212,7 +224,7 @@ public class BuildMojo extends AbstractMojo {
     }
     return new KernelBuildRequest(basedir, outputDirectory.toPath(), library, sets, objectSets, archiveNames,
         options, toolchain, exports, linkFlags, parallelism, batchSize,
-        cacheEnabled ? cacheRoot() : null, CacheSize.parse(cacheMaxSize));
+        cacheEnabled ? cacheRoot() : null, CacheSize.parse(cacheMaxSize), staticLink);
   }
 
   private static SourceSet sourceSet(String unit, SourcesConfig config, String element) throws MojoFailureException {

@@ -13,6 +13,7 @@ if (check.nvccInstalled()) {
   assert new File(obj, 'host/kernels/k.cu.o').isFile(): 'k.cu and k.cpp in one folder must both survive'
   assert progress.contains('CUDA kernels/k.cu')
   assert check.compileCounts(run) == [compiled: 6, upToDate: 0]
+  assert !run.contains('Device link'): 'no device link without relocatable device code'
 } else {
   println 'nvcc not installed: checking that the CUDA source was skipped with a message'
   assert run.contains('1 CUDA sources skipped: nvcc not found')

@@ -9,6 +9,8 @@ import io.github.kernelarchive.cache.ArchiveCache;
 import io.github.kernelarchive.compile.CompileJob;
 import io.github.kernelarchive.compile.CompileStage;
 import io.github.kernelarchive.compile.ContentHashes;
+import io.github.kernelarchive.compile.GpuArchitectures;
+import io.github.kernelarchive.link.DeviceLinker;
 import io.github.kernelarchive.link.LinkRequest;
 import io.github.kernelarchive.link.SharedLibraryLinker;
 import io.github.kernelarchive.scan.Language;
@@ -148,7 +150,7 @@ public final class KernelBuild {
   private Linked link(KernelBuildRequest request, CompileStage.Prepared prepared,
       Map<String, Outcome> archives, Toolchain toolchain, ContentHashes hashes)
       throws ToolchainException, IOException, BuildFailureException {
-    List<Path> hostObjects = hostObjects(prepared);
+    List<Path> hostObjects = new ArrayList<>(hostObjects(prepared));
     if (hostObjects.isEmpty() && archives.isEmpty()) {
       log.warn("No sources to compile: no library is linked. Check <sources> and <archives>.");
       return new Linked(null, List.of());
@@ -156,6 +158,9 @@ public final class KernelBuild {
     Path cudaLibraries = null;
     if (prepared.jobs().stream().anyMatch(j -> j.source().language() == Language.CUDA)) {
       cudaLibraries = CudaLibraries.directory(toolchain.compiler(Language.CUDA).orElseThrow(), toolchain.runner());
+      if (request.compileOptions().relocatableDeviceCode()) {
+        hostObjects.add(deviceLink(request, prepared, archives, toolchain, hashes));
+      }
     }
     SharedLibraryLinker linker = new SharedLibraryLinker(toolchain.compiler(Language.CXX).orElseThrow(),
         toolchain.runner(), request.outputDirectory(), hashes);
@@ -176,6 +181,27 @@ public final class KernelBuild {
   }
 
   private record Linked(SharedLibraryLinker.Result main, List<Path> archiveLibraries) {}
+
+  /** nvcc -dlink over the host CUDA objects and every archive that holds CUDA objects. */
+  private Path deviceLink(KernelBuildRequest request, CompileStage.Prepared prepared, Map<String, Outcome> archives,
+      Toolchain toolchain, ContentHashes hashes) throws ToolchainException, IOException, BuildFailureException {
+    List<Path> inputs = new ArrayList<>();
+    Set<String> cudaUnits = new HashSet<>();
+    for (CompileJob job : prepared.jobs()) {
+      if (job.source().language() == Language.CUDA) {
+        cudaUnits.add(job.source().unit());
+        if (job.source().unit().equals(SourceSet.HOST)) {
+          inputs.add(job.object());
+        }
+      }
+    }
+    archives.values().stream().filter(o -> cudaUnits.contains(o.name())).forEach(o -> inputs.add(o.archive()));
+    Path dlink = new DeviceLinker(toolchain.compiler(Language.CUDA).orElseThrow(), toolchain.runner(),
+        request.outputDirectory(), hashes).link(request.libraryName(),
+            GpuArchitectures.nvccFlags(request.compileOptions().cudaArchs()), inputs);
+    log.info("Device link: nvcc -dlink over " + inputs.size() + " input(s) -> " + dlink.getFileName());
+    return dlink;
+  }
 
   private static List<Path> hostObjects(CompileStage.Prepared prepared) {
     return prepared.jobs().stream().filter(j -> j.source().unit().equals(SourceSet.HOST)).map(CompileJob::object).toList();

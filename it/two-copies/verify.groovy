@@ -26,4 +26,10 @@ def repo = new File(localRepositoryPath, 'it/kernelarchive')
 assert new File(repo, 'static-a/1.0/static-a-1.0-linux-x86_64.so').isFile()
 assert new File(repo, 'plain-a/1.0/plain-a-1.0-linux-x86_64.so').isFile()
 assert new File(repo, 'plain-a/1.0/plain-a-1.0-linux-x86_64-kernels_pa.so').isFile()
+
+// A consumer outside the reactor fetched libstatic-a through maven-dependency-plugin: it loads and answers.
+assert check.invocations(basedir)[1].contains('Configured Artifact: it.kernelarchive:static-a:linux-x86_64:1.0:so'): 'the consumer fetched static-a'
+def out = check.runC(basedir, '#include <stdio.h>\nint a_answer(void);\nint main(void) { printf("%d\\n", a_answer()); return 0; }\n',
+    new File(basedir, 'consumer/target/lib'), 'a')
+assert out.trim() == '110'
 true

@@ -10,9 +10,13 @@ import io.github.kernelarchive.compile.CompileJob;
 import io.github.kernelarchive.compile.CompileStage;
 import io.github.kernelarchive.compile.ContentHashes;
 import io.github.kernelarchive.compile.GpuArchitectures;
+import io.github.kernelarchive.deps.DependencyResolver;
+import io.github.kernelarchive.deps.NativeDependency;
+import io.github.kernelarchive.deps.ResolvedDependency;
 import io.github.kernelarchive.link.DeviceLinker;
 import io.github.kernelarchive.link.LinkRequest;
 import io.github.kernelarchive.link.SharedLibraryLinker;
+import io.github.kernelarchive.scan.AntPattern;
 import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.scan.SourceFile;
 import io.github.kernelarchive.scan.SourceScanner;
@@ -57,9 +61,12 @@ public final class KernelBuild {
 
     long planStart = System.nanoTime();
     Toolchain toolchain = new Toolchain(request.toolchain(), environment);
+    Dependencies dependencies = resolveDependencies(request, toolchain, sources);
+    sources = dependencies.sources();
     Path hashFile = request.outputDirectory().resolve("state").resolve("file-hashes");
     ContentHashes hashes = ContentHashes.load(hashFile);
-    CompileStage compileStage = new CompileStage(toolchain, request.compileOptions(), request.outputDirectory(),
+    CompileStage compileStage = new CompileStage(toolchain,
+        request.compileOptions().withIncludeDirectories(dependencies.includeDirectories()), request.outputDirectory(),
         request.projectDirectory(), request.jobs(), hashes, log);
     CompileStage.Prepared prepared = compileStage.prepare(sources);
     ArchiveStage archiveStage = request.archiveNames().isEmpty() ? null : new ArchiveStage(toolchain.archiver(),
@@ -100,7 +107,7 @@ public final class KernelBuild {
     long archiveMillis = millisSince(archiveStart);
 
     long linkStart = System.nanoTime();
-    Linked both = link(request, prepared, archives, toolchain, hashes);
+    Linked both = link(request, prepared, archives, toolchain, hashes, dependencies);
     SharedLibraryLinker.Result linked = both.main();
     int exports = 0;
     if (linked != null) {
@@ -148,8 +155,10 @@ public final class KernelBuild {
 
   /** The library, and with {@code staticLink=false} first one plain shared library per archive. */
   private Linked link(KernelBuildRequest request, CompileStage.Prepared prepared,
-      Map<String, Outcome> archives, Toolchain toolchain, ContentHashes hashes)
+      Map<String, Outcome> archives, Toolchain toolchain, ContentHashes hashes, Dependencies dependencies)
       throws ToolchainException, IOException, BuildFailureException {
+    List<String> linkFlags = new ArrayList<>(request.linkFlags());
+    linkFlags.addAll(dependencies.linkFlags());
     List<Path> hostObjects = new ArrayList<>(hostObjects(prepared));
     if (hostObjects.isEmpty() && archives.isEmpty()) {
       log.warn("No sources to compile: no library is linked. Check <sources> and <archives>.");
@@ -159,7 +168,7 @@ public final class KernelBuild {
     if (prepared.jobs().stream().anyMatch(j -> j.source().language() == Language.CUDA)) {
       cudaLibraries = CudaLibraries.directory(toolchain.compiler(Language.CUDA).orElseThrow(), toolchain.runner());
       if (request.compileOptions().relocatableDeviceCode()) {
-        hostObjects.add(deviceLink(request, prepared, archives, toolchain, hashes));
+        hostObjects.add(deviceLink(request, prepared, archives, toolchain, hashes, dependencies.deviceLibraries()));
       }
     }
     SharedLibraryLinker linker = new SharedLibraryLinker(toolchain.compiler(Language.CXX).orElseThrow(),
@@ -168,23 +177,72 @@ public final class KernelBuild {
         .map(o -> new LinkRequest.Archive(o.archive(), o.sha256())).toList();
     if (request.staticLink()) {
       return new Linked(linker.link(new LinkRequest(request.libraryName(), hostObjects, linkedArchives, true,
-          List.of(), request.exports(), request.linkFlags(), cudaLibraries)), List.of());
+          List.of(), request.exports(), linkFlags, cudaLibraries)), List.of());
     }
     List<Path> archiveLibraries = new ArrayList<>();
     for (Outcome archive : archives.values()) {
       LinkRequest.Archive whole = new LinkRequest.Archive(archive.archive(), archive.sha256());
       archiveLibraries.add(linker.link(new LinkRequest(archive.name(), List.of(), List.of(whole), false, List.of(),
-          List.of(), request.linkFlags(), cudaLibraries)).library());
+          List.of(), linkFlags, cudaLibraries)).library());
     }
     return new Linked(linker.link(new LinkRequest(request.libraryName(), hostObjects, List.of(), false,
-        archiveLibraries, request.exports(), request.linkFlags(), cudaLibraries)), archiveLibraries);
+        archiveLibraries, request.exports(), linkFlags, cudaLibraries)), archiveLibraries);
   }
 
   private record Linked(SharedLibraryLinker.Result main, List<Path> archiveLibraries) {}
 
+  /** What the resolved native dependencies add, and the sources left once optional misses dropped theirs. */
+  private record Dependencies(List<SourceFile> sources, List<Path> includeDirectories, List<String> linkFlags,
+      List<Path> deviceLibraries) {}
+
+  private Dependencies resolveDependencies(KernelBuildRequest request, Toolchain toolchain, List<SourceFile> sources)
+      throws ToolchainException, BuildFailureException {
+    if (request.dependencies().isEmpty()) {
+      return new Dependencies(sources, List.of(), List.of(), List.of());
+    }
+    Path cudaRoot = null;
+    String cudaMajor = null;
+    java.util.Optional<io.github.kernelarchive.toolchain.Tool> nvcc = toolchain.compiler(Language.CUDA);
+    if (nvcc.isPresent()) {
+      cudaRoot = CudaLibraries.root(nvcc.get(), toolchain.runner());
+      cudaMajor = CudaLibraries.major(nvcc.get());
+    }
+    DependencyResolver resolver = new DependencyResolver(environment, request.dependencyRoot(), cudaMajor,
+        request.sitePackages(), cudaRoot);
+    List<SourceFile> kept = new ArrayList<>(sources);
+    List<Path> includes = new ArrayList<>();
+    List<String> flags = new ArrayList<>();
+    List<Path> device = new ArrayList<>();
+    for (NativeDependency dependency : request.dependencies()) {
+      DependencyResolver.Result result = resolver.resolve(dependency);
+      if (result.resolved().isPresent()) {
+        ResolvedDependency found = result.resolved().get();
+        log.info("Dependency " + found.describe());
+        includes.addAll(found.includeDirectories());
+        flags.addAll(found.hostLinkFlags());
+        device.addAll(found.deviceLibraries());
+        continue;
+      }
+      String places = String.join("\n  ", result.searched());
+      if (!dependency.optional()) {
+        throw new BuildFailureException("Required dependency '" + dependency.name() + "' not found. Searched:\n  "
+            + places + "\nInstall it, or point " + dependency.name().toUpperCase(java.util.Locale.ROOT)
+            + "_DIR (or _INCLUDE_PATH and _LIBRARY_PATH) at it.");
+      }
+      List<AntPattern> patterns = dependency.sourcePatterns().stream().map(AntPattern::new).toList();
+      List<SourceFile> dropped = kept.stream().filter(s -> patterns.stream().anyMatch(p -> p.matches(s.relativePath()))).toList();
+      kept.removeAll(dropped);
+      log.info("Dependency " + dependency.name() + " not found (optional): " + dropped.size()
+          + " source(s) that need it dropped: " + String.join(", ", dropped.stream().map(SourceFile::displayName).toList()));
+      log.debug("searched for " + dependency.name() + ":\n  " + places);
+    }
+    return new Dependencies(kept, includes, flags, device);
+  }
+
   /** nvcc -dlink over the host CUDA objects and every archive that holds CUDA objects. */
   private Path deviceLink(KernelBuildRequest request, CompileStage.Prepared prepared, Map<String, Outcome> archives,
-      Toolchain toolchain, ContentHashes hashes) throws ToolchainException, IOException, BuildFailureException {
+      Toolchain toolchain, ContentHashes hashes, List<Path> deviceLibraries)
+      throws ToolchainException, IOException, BuildFailureException {
     List<Path> inputs = new ArrayList<>();
     Set<String> cudaUnits = new HashSet<>();
     for (CompileJob job : prepared.jobs()) {
@@ -196,6 +254,7 @@ public final class KernelBuild {
       }
     }
     archives.values().stream().filter(o -> cudaUnits.contains(o.name())).forEach(o -> inputs.add(o.archive()));
+    inputs.addAll(deviceLibraries);
     Path dlink = new DeviceLinker(toolchain.compiler(Language.CUDA).orElseThrow(), toolchain.runner(),
         request.outputDirectory(), hashes).link(request.libraryName(),
             GpuArchitectures.nvccFlags(request.compileOptions().cudaArchs()), inputs);

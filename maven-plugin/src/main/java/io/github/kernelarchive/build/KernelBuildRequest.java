@@ -1,6 +1,7 @@
 package io.github.kernelarchive.build;
 
 import io.github.kernelarchive.compile.CompileOptions;
+import io.github.kernelarchive.deps.NativeDependency;
 import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.file.Path;
@@ -23,6 +24,9 @@ import java.util.List;
  * @param jobs parallel compile jobs
  * @param staticLink archives linked privately into the one library; false: each archive becomes
  *     its own shared library that the main library depends on
+ * @param dependencies native libraries to find and build against
+ * @param dependencyRoot prefix of the distro and system directories searched for them ({@code /})
+ * @param sitePackages extra Python site-packages directories searched for NVIDIA wheels
  */
 public record KernelBuildRequest(
     Path projectDirectory,
@@ -39,7 +43,10 @@ public record KernelBuildRequest(
     int batchSize,
     Path cacheDirectory,
     long cacheMaxBytes,
-    boolean staticLink) {
+    boolean staticLink,
+    List<NativeDependency> dependencies,
+    Path dependencyRoot,
+    List<Path> sitePackages) {
 
   public KernelBuildRequest {
     sourceSets = List.copyOf(sourceSets);
@@ -47,5 +54,7 @@ public record KernelBuildRequest(
     archiveNames = List.copyOf(archiveNames);
     exports = List.copyOf(exports);
     linkFlags = List.copyOf(linkFlags);
+    dependencies = List.copyOf(dependencies);
+    sitePackages = List.copyOf(sitePackages);
   }
 }

@@ -42,4 +42,12 @@ public record CompileOptions(
     cudaArchs = cudaArchs == null ? "" : cudaArchs.trim();
     hipArchs = hipArchs == null ? "" : hipArchs.trim();
   }
+
+  /** The same options with more include directories (from resolved native dependencies). */
+  public CompileOptions withIncludeDirectories(List<Path> more) {
+    List<Path> all = new java.util.ArrayList<>(includeDirectories);
+    all.addAll(more);
+    return new CompileOptions(all, defines, cFlags, cxxFlags, cudaFlags, hipFlags, cudaArchs, relocatableDeviceCode,
+        hipArchs, hiddenVisibility, sourceRoot);
+  }
 }

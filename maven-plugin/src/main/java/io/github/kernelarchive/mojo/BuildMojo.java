@@ -6,6 +6,7 @@ import io.github.kernelarchive.build.KernelBuild;
 import io.github.kernelarchive.build.KernelBuildRequest;
 import io.github.kernelarchive.build.ToolchainException;
 import io.github.kernelarchive.compile.CompileOptions;
+import io.github.kernelarchive.deps.NativeDependency;
 import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.io.File;
@@ -145,6 +146,21 @@ public class BuildMojo extends AbstractMojo {
   @Parameter(property = "kernel.cache.maxSize", defaultValue = "10G")
   private String cacheMaxSize;
 
+  /**
+   * Native libraries (NVSHMEM, CUDA runtime wheels, ...) found by configuration, NAME_INCLUDE_PATH /
+   * NAME_LIBRARY_PATH, NAME_DIR, pip wheel layouts, then distro directories; linked by the file found.
+   */
+  @Parameter
+  private List<DependencyConfig> dependencies = new ArrayList<>();
+
+  /** Prefix of the distro and system directories searched for native dependencies. */
+  @Parameter(property = "kernel.deps.root", defaultValue = "/")
+  private File dependencyRoot;
+
+  /** Extra Python site-packages directories searched for NVIDIA wheels. */
+  @Parameter
+  private List<File> sitePackages = new ArrayList<>();
+
   @Parameter(property = "kernel.skip", defaultValue = "false")
   private boolean skip;
 
@@ -224,7 +240,8 @@ public class BuildMojo extends AbstractMojo {
     }
     return new KernelBuildRequest(basedir, outputDirectory.toPath(), library, sets, objectSets, archiveNames,
         options, toolchain, exports, linkFlags, parallelism, batchSize,
-        cacheEnabled ? cacheRoot() : null, CacheSize.parse(cacheMaxSize), staticLink);
+        cacheEnabled ? cacheRoot() : null, CacheSize.parse(cacheMaxSize), staticLink, nativeDependencies(),
+        dependencyRoot.toPath(), sitePackages.stream().map(File::toPath).toList());
   }
 
   private static SourceSet sourceSet(String unit, SourcesConfig config, String element) throws MojoFailureException {
@@ -232,6 +249,18 @@ public class BuildMojo extends AbstractMojo {
       throw new MojoFailureException(element + " needs a <directory>.");
     }
     return new SourceSet(unit, config.directory.toPath().toAbsolutePath(), config.includes, config.excludes);
+  }
+
+  private List<NativeDependency> nativeDependencies() throws MojoFailureException {
+    List<NativeDependency> result = new ArrayList<>();
+    for (DependencyConfig d : dependencies) {
+      if (d.name == null || d.name.isBlank()) {
+        throw new MojoFailureException("Every <dependency> needs a <name> (e.g. nvshmem: looked up as NVSHMEM_DIR, ...).");
+      }
+      result.add(new NativeDependency(d.name, d.libraries, d.deviceLibraries, d.headers, d.optional, d.sources,
+          d.includeDirectories.stream().map(File::toPath).toList(), d.libraryDirectories.stream().map(File::toPath).toList()));
+    }
+    return result;
   }
 
   private Path cacheRoot() {

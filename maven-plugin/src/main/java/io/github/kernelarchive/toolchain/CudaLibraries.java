@@ -16,7 +16,26 @@ import java.util.regex.Pattern;
 public final class CudaLibraries {
   private static final Pattern LIBRARY_DIR = Pattern.compile("\"?-L([^\"\\s]+)\"?");
 
+  private static final Pattern TOP = Pattern.compile("(?m)^#\\$ TOP=(.+)$");
+  private static final Pattern RELEASE = Pattern.compile("release (\\d+)\\.");
+
   private CudaLibraries() {}
+
+  /** The CUDA installation nvcc belongs to ({@code TOP} of its dry run), or null when it cannot tell. */
+  public static Path root(Tool nvcc, ProcessRunner runner) {
+    try {
+      Matcher m = TOP.matcher(runner.run(List.of(nvcc.command(), "--dryrun", "-o", "a.out", "a.o"), null).output());
+      return m.find() ? Path.of(m.group(1).trim()).normalize() : null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /** The CUDA major version from nvcc's {@code --version} text ({@code release 13.0} gives 13), or null. */
+  public static String major(Tool nvcc) {
+    Matcher m = RELEASE.matcher(nvcc.identity());
+    return m.find() ? m.group(1) : null;
+  }
 
   public static Path directory(Tool nvcc, ProcessRunner runner) throws ToolchainException {
     try {

@@ -1,0 +1,2 @@
+#include <kanotinstalled.h>
+int uses_comm(void) { return kanotinstalled_pe(); }

@@ -11,10 +11,10 @@ import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.util.AtomicFiles;
 import io.github.kernelarchive.util.BoundedPool;
 import io.github.kernelarchive.util.Hashing;
+import io.github.kernelarchive.util.KeyFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -72,7 +72,7 @@ public final class ArchiveBuilder {
     for (int i = 0; i < batches.size(); i++) {
       int number = i;
       String key = batchKey(batches.get(i));
-      if (!key.equals(readKey(keyFile(workDirectory, i))) || !Files.isRegularFile(batchFile(workDirectory, i))) {
+      if (!KeyFile.upToDate(batchFile(workDirectory, i), keyFile(workDirectory, i), key)) {
         stale.add(() -> runBatch(workDirectory, number, batches.get(number), key));
       }
     }
@@ -109,7 +109,7 @@ public final class ArchiveBuilder {
         return new BatchOutcome(number, batch.size(), "exit " + result.exitCode() + ": " + result.output().strip());
       }
       AtomicFiles.publish(temporary, target);
-      AtomicFiles.write(keyFile(workDirectory, number), key.getBytes(StandardCharsets.UTF_8));
+      KeyFile.record(keyFile(workDirectory, number), key);
       return new BatchOutcome(number, batch.size(), null);
     } catch (IOException e) {
       return new BatchOutcome(number, batch.size(), e.toString());
@@ -206,13 +206,5 @@ public final class ArchiveBuilder {
 
   private static Path keyFile(Path workDirectory, int number) {
     return workDirectory.resolve(String.format("batch-%05d.key", number));
-  }
-
-  private static String readKey(Path keyFile) {
-    try {
-      return Files.readString(keyFile, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return "";
-    }
   }
 }

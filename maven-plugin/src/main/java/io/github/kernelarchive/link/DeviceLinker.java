@@ -7,8 +7,8 @@ import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.util.AtomicFiles;
 import io.github.kernelarchive.util.Hashing;
+import io.github.kernelarchive.util.KeyFile;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -52,8 +52,7 @@ public final class DeviceLinker {
     }
     String key = Hashing.ofStrings(parts);
     Path keyFile = linkDirectory.resolve(libraryName + "_dlink.key");
-    if (Files.isRegularFile(output) && Files.isRegularFile(keyFile)
-        && Files.readString(keyFile, StandardCharsets.UTF_8).equals(key)) {
+    if (KeyFile.upToDate(output, keyFile, key)) {
       return output;
     }
     Path temporary = linkDirectory.resolve("." + output.getFileName() + ".tmp.o");
@@ -69,7 +68,7 @@ public final class DeviceLinker {
     } finally {
       Files.deleteIfExists(temporary);
     }
-    AtomicFiles.write(keyFile, key.getBytes(StandardCharsets.UTF_8));
+    KeyFile.record(keyFile, key);
     return output;
   }
 }

@@ -10,6 +10,7 @@ import io.github.kernelarchive.toolchain.ResponseFile;
 import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.util.AtomicFiles;
 import io.github.kernelarchive.util.Hashing;
+import io.github.kernelarchive.util.KeyFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -75,8 +76,7 @@ public final class SharedLibraryLinker {
 
     String key = key(arguments, request);
     Path keyFile = linkDirectory.resolve(fileName + ".key");
-    if (Files.isRegularFile(library) && Files.isRegularFile(keyFile)
-        && Files.readString(keyFile, StandardCharsets.UTF_8).equals(key)) {
+    if (KeyFile.upToDate(library, keyFile, key)) {
       return new Result(library, false);
     }
 
@@ -96,7 +96,7 @@ public final class SharedLibraryLinker {
     } finally {
       Files.deleteIfExists(temporary);
     }
-    AtomicFiles.write(keyFile, key.getBytes(StandardCharsets.UTF_8));
+    KeyFile.record(keyFile, key);
     return new Result(library, true);
   }
 

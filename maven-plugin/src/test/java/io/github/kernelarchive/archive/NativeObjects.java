@@ -1,10 +1,7 @@
 package io.github.kernelarchive.archive;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
+import io.github.kernelarchive.build.Commands;
 import io.github.kernelarchive.compile.ContentHashes;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -35,11 +32,8 @@ final class NativeObjects {
     return members;
   }
 
-  static String run(List<String> argv, Path dir) throws IOException, InterruptedException {
-    Process process = new ProcessBuilder(argv).directory(dir.toFile()).redirectErrorStream(true).start();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertEquals(0, process.waitFor(), String.join(" ", argv) + " failed:\n" + output);
-    return output;
+  static String run(List<String> argv, Path dir) throws Exception {
+    return Commands.run(argv, dir);
   }
 
   static boolean installed(String tool) {

@@ -1,12 +1,11 @@
 package io.github.kernelarchive.audit;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.kernelarchive.build.BuildFailureException;
-import java.nio.charset.StandardCharsets;
+import io.github.kernelarchive.build.Commands;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,9 +28,7 @@ class DuplicateDefinitionsTest {
   }
 
   private void run(List<String> argv) throws Exception {
-    Process p = new ProcessBuilder(argv).directory(dir.toFile()).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertEquals(0, p.waitFor(), out);
+    Commands.run(argv, dir);
   }
 
   @Test

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.kernelarchive.build.BuildFailureException;
-import java.nio.charset.StandardCharsets;
+import io.github.kernelarchive.build.Commands;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,9 +34,7 @@ class ExportAuditTest {
   }
 
   private void run(List<String> argv) throws Exception {
-    Process p = new ProcessBuilder(argv).directory(dir.toFile()).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertEquals(0, p.waitFor(), out);
+    Commands.run(argv, dir);
   }
 
   private String failure(Path library, List<String> patterns, List<Path> objects) {

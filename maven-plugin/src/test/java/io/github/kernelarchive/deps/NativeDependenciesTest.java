@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.kernelarchive.build.BuildFailureException;
+import io.github.kernelarchive.build.Commands;
 import io.github.kernelarchive.build.Installed;
 import io.github.kernelarchive.build.KernelBuild;
 import io.github.kernelarchive.build.KernelBuildRequest;
@@ -16,7 +17,6 @@ import io.github.kernelarchive.toolchain.CudaLibraries;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.Toolchain;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -56,10 +56,7 @@ class NativeDependenciesTest {
   }
 
   private String run(List<String> argv) throws Exception {
-    Process p = new ProcessBuilder(argv).directory(dir.toFile()).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertEquals(0, p.waitFor(), String.join(" ", argv) + "\n" + out);
-    return out;
+    return Commands.run(argv, dir);
   }
 
   /** Installs the header and the SONAME file (optionally the development symlink too). */

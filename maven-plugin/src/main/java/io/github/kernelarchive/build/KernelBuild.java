@@ -10,13 +10,10 @@ import io.github.kernelarchive.compile.CompileJob;
 import io.github.kernelarchive.compile.CompileStage;
 import io.github.kernelarchive.compile.ContentHashes;
 import io.github.kernelarchive.compile.GpuArchitectures;
-import io.github.kernelarchive.deps.DependencyResolver;
-import io.github.kernelarchive.deps.NativeDependency;
-import io.github.kernelarchive.deps.ResolvedDependency;
+import io.github.kernelarchive.deps.DependencyStage;
 import io.github.kernelarchive.link.DeviceLinker;
 import io.github.kernelarchive.link.LinkRequest;
 import io.github.kernelarchive.link.SharedLibraryLinker;
-import io.github.kernelarchive.scan.AntPattern;
 import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.scan.SourceFile;
 import io.github.kernelarchive.scan.SourceScanner;
@@ -61,7 +58,8 @@ public final class KernelBuild {
 
     long planStart = System.nanoTime();
     Toolchain toolchain = new Toolchain(request.toolchain(), environment);
-    Dependencies dependencies = resolveDependencies(request, toolchain, sources);
+    DependencyStage.Outcome dependencies = new DependencyStage(toolchain, environment, log)
+        .resolve(request.dependencies(), request.dependencyRoot(), request.sitePackages(), sources);
     sources = dependencies.sources();
     Path hashFile = request.outputDirectory().resolve("state").resolve("file-hashes");
     ContentHashes hashes = ContentHashes.load(hashFile);
@@ -155,7 +153,7 @@ public final class KernelBuild {
 
   /** The library, and with {@code staticLink=false} first one plain shared library per archive. */
   private Linked link(KernelBuildRequest request, CompileStage.Prepared prepared,
-      Map<String, Outcome> archives, Toolchain toolchain, ContentHashes hashes, Dependencies dependencies)
+      Map<String, Outcome> archives, Toolchain toolchain, ContentHashes hashes, DependencyStage.Outcome dependencies)
       throws ToolchainException, IOException, BuildFailureException {
     List<String> linkFlags = new ArrayList<>(request.linkFlags());
     linkFlags.addAll(dependencies.linkFlags());
@@ -190,54 +188,6 @@ public final class KernelBuild {
   }
 
   private record Linked(SharedLibraryLinker.Result main, List<Path> archiveLibraries) {}
-
-  /** What the resolved native dependencies add, and the sources left once optional misses dropped theirs. */
-  private record Dependencies(List<SourceFile> sources, List<Path> includeDirectories, List<String> linkFlags,
-      List<Path> deviceLibraries) {}
-
-  private Dependencies resolveDependencies(KernelBuildRequest request, Toolchain toolchain, List<SourceFile> sources)
-      throws ToolchainException, BuildFailureException {
-    if (request.dependencies().isEmpty()) {
-      return new Dependencies(sources, List.of(), List.of(), List.of());
-    }
-    Path cudaRoot = null;
-    String cudaMajor = null;
-    java.util.Optional<io.github.kernelarchive.toolchain.Tool> nvcc = toolchain.compiler(Language.CUDA);
-    if (nvcc.isPresent()) {
-      cudaRoot = CudaLibraries.root(nvcc.get(), toolchain.runner());
-      cudaMajor = CudaLibraries.major(nvcc.get());
-    }
-    DependencyResolver resolver = new DependencyResolver(environment, request.dependencyRoot(), cudaMajor,
-        request.sitePackages(), cudaRoot);
-    List<SourceFile> kept = new ArrayList<>(sources);
-    List<Path> includes = new ArrayList<>();
-    List<String> flags = new ArrayList<>();
-    List<Path> device = new ArrayList<>();
-    for (NativeDependency dependency : request.dependencies()) {
-      DependencyResolver.Result result = resolver.resolve(dependency);
-      if (result.resolved().isPresent()) {
-        ResolvedDependency found = result.resolved().get();
-        log.info("Dependency " + found.describe());
-        includes.addAll(found.includeDirectories());
-        flags.addAll(found.hostLinkFlags());
-        device.addAll(found.deviceLibraries());
-        continue;
-      }
-      String places = String.join("\n  ", result.searched());
-      if (!dependency.optional()) {
-        throw new BuildFailureException("Required dependency '" + dependency.name() + "' not found. Searched:\n  "
-            + places + "\nInstall it, or point " + dependency.name().toUpperCase(java.util.Locale.ROOT)
-            + "_DIR (or _INCLUDE_PATH and _LIBRARY_PATH) at it.");
-      }
-      List<AntPattern> patterns = dependency.sourcePatterns().stream().map(AntPattern::new).toList();
-      List<SourceFile> dropped = kept.stream().filter(s -> patterns.stream().anyMatch(p -> p.matches(s.relativePath()))).toList();
-      kept.removeAll(dropped);
-      log.info("Dependency " + dependency.name() + " not found (optional): " + dropped.size()
-          + " source(s) that need it dropped: " + String.join(", ", dropped.stream().map(SourceFile::displayName).toList()));
-      log.debug("searched for " + dependency.name() + ":\n  " + places);
-    }
-    return new Dependencies(kept, includes, flags, device);
-  }
 
   /** nvcc -dlink over the host CUDA objects and every archive that holds CUDA objects. */
   private Path deviceLink(KernelBuildRequest request, CompileStage.Prepared prepared, Map<String, Outcome> archives,

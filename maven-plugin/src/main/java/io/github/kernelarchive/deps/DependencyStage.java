@@ -1,0 +1,84 @@
+package io.github.kernelarchive.deps;
+
+import io.github.kernelarchive.build.BuildFailureException;
+import io.github.kernelarchive.build.BuildLog;
+import io.github.kernelarchive.build.ToolchainException;
+import io.github.kernelarchive.scan.AntPattern;
+import io.github.kernelarchive.scan.Language;
+import io.github.kernelarchive.scan.SourceFile;
+import io.github.kernelarchive.toolchain.CudaLibraries;
+import io.github.kernelarchive.toolchain.Tool;
+import io.github.kernelarchive.toolchain.Toolchain;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Resolves every declared native dependency before compiling: one log line each (rule and
+ * directories), optional misses drop the sources that need them, required misses fail with every
+ * place searched.
+ */
+public final class DependencyStage {
+
+  /** What the dependencies add to the build, and the sources left once optional misses dropped theirs. */
+  public record Outcome(List<SourceFile> sources, List<Path> includeDirectories, List<String> linkFlags,
+      List<Path> deviceLibraries) {}
+
+  private final Toolchain toolchain;
+  private final Map<String, String> environment;
+  private final BuildLog log;
+
+  public DependencyStage(Toolchain toolchain, Map<String, String> environment, BuildLog log) {
+    this.toolchain = toolchain;
+    this.environment = environment;
+    this.log = log;
+  }
+
+  public Outcome resolve(List<NativeDependency> dependencies, Path root, List<Path> sitePackages,
+      List<SourceFile> sources) throws ToolchainException, BuildFailureException {
+    if (dependencies.isEmpty()) {
+      return new Outcome(sources, List.of(), List.of(), List.of());
+    }
+    // The CUDA installation tells the wheel-root and distro rules where and which major to look for.
+    Path cudaRoot = null;
+    String cudaMajor = null;
+    Optional<Tool> nvcc = toolchain.compiler(Language.CUDA);
+    if (nvcc.isPresent()) {
+      cudaRoot = CudaLibraries.root(nvcc.get(), toolchain.runner());
+      cudaMajor = CudaLibraries.major(nvcc.get());
+    }
+    DependencyResolver resolver = new DependencyResolver(environment, root, cudaMajor, sitePackages, cudaRoot);
+    List<SourceFile> kept = new ArrayList<>(sources);
+    List<Path> includes = new ArrayList<>();
+    List<String> flags = new ArrayList<>();
+    List<Path> device = new ArrayList<>();
+    for (NativeDependency dependency : dependencies) {
+      DependencyResolver.Result result = resolver.resolve(dependency);
+      if (result.resolved().isPresent()) {
+        ResolvedDependency found = result.resolved().get();
+        log.info("Dependency " + found.describe());
+        includes.addAll(found.includeDirectories());
+        flags.addAll(found.hostLinkFlags());
+        device.addAll(found.deviceLibraries());
+        continue;
+      }
+      String places = String.join("\n  ", result.searched());
+      if (!dependency.optional()) {
+        throw new BuildFailureException("Required dependency '" + dependency.name() + "' not found. Searched:\n  "
+            + places + "\nInstall it, or point " + dependency.name().toUpperCase(Locale.ROOT)
+            + "_DIR (or _INCLUDE_PATH and _LIBRARY_PATH) at it.");
+      }
+      List<AntPattern> patterns = dependency.sourcePatterns().stream().map(AntPattern::new).toList();
+      List<SourceFile> dropped = kept.stream()
+          .filter(s -> patterns.stream().anyMatch(p -> p.matches(s.relativePath()))).toList();
+      kept.removeAll(dropped);
+      log.info("Dependency " + dependency.name() + " not found (optional): " + dropped.size()
+          + " source(s) that need it dropped: " + String.join(", ", dropped.stream().map(SourceFile::displayName).toList()));
+      log.debug("searched for " + dependency.name() + ":\n  " + places);
+    }
+    return new Outcome(kept, includes, flags, device);
+  }
+}

@@ -117,7 +117,7 @@ public final class SharedLibraryLinker {
     }
     request.archives().forEach(a -> parts.add(a.sha256()));
     for (Path shared : request.sharedLibraries()) {
-      parts.add(Hashing.ofFile(shared));
+      parts.add(hashes.of(shared).orElseThrow(() -> new IOException("cannot read " + shared)));
     }
     return Hashing.ofStrings(parts);
   }

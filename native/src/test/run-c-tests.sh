@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Builds the C API test against the library the plugin produced and runs it.
+# Checks the library the plugin produced and runs the C API tests against it.
 # Usage: run-c-tests.sh <kernel output dir (target/kernel)>
 set -euo pipefail
 out=$1
 here=$(cd "$(dirname "$0")" && pwd)
+main="$here/../main"
 lib="$out/libmha.so"
 [ -f "$lib" ] || { echo "missing $lib: the kernel build did not run" >&2; exit 1; }
+
+# The checked-in kernel instances are exactly what the generator writes.
+"$main/kernels/generate-instances.sh" --check
 
 # Only the declared API (mha_*) may be exported.
 leaks=$(nm -D --defined-only "$lib" | awk '{print $NF}' | grep -v '^mha_' || true)
@@ -15,7 +19,22 @@ if [ -n "$leaks" ]; then
   exit 1
 fi
 
+# With nvcc, all 24 instances were compiled for both targets; without it, none were.
+cuda_objects=$(find "$out/obj" -name '*.cu.o' | wc -l)
+if [ "$cuda_objects" -gt 0 ]; then
+  expected=$(find "$main/kernels" -name '*.cu' | wc -l)
+  [ "$cuda_objects" -eq "$expected" ] || { echo "$cuda_objects CUDA objects, expected $expected" >&2; exit 1; }
+  for target in "arch=compute_80,code=sm_80" "arch=compute_90a,code=sm_90a"; do
+    grep -q -- "$target" "$out/compile_commands.json" || { echo "CUDA sources not compiled for $target" >&2; exit 1; }
+  done
+  echo "CUDA: $cuda_objects kernel translation units compiled for sm_80 and sm_90a"
+  export MHA_EXPECT_CUDA=1
+else
+  echo "CUDA: no kernel objects (nvcc absent or switched off at build time): testing that the API says so"
+  export MHA_EXPECT_CUDA=0
+fi
+
 mkdir -p "$out/test"
-cc -O1 -Wall -Werror -I"$here/../main/include" -o "$out/test/test_mha" "$here/c/test_mha.c" \
+cc -O1 -Wall -Werror -I"$main/include" -o "$out/test/test_mha" "$here/c/test_mha.c" \
   -L"$out" -lmha -Wl,-rpath,"$out" -lm
 "$out/test/test_mha"

@@ -1,4 +1,15 @@
-/* Public C API of libmha: multi-head attention kernels. Only mha_* symbols are exported. */
+/*
+ * Public C API of libmha: multi-head attention forward and backward.
+ *
+ * Tensors are contiguous [batch, heads, seq_len, head_dim] (the layout of PyTorch's
+ * scaled_dot_product_attention). Element type: mha_dtype; the log-sum-exp rows and the backward
+ * workspace are float32 [batch, heads, seq_len]. Only mha_* symbols are exported.
+ *
+ *   out = softmax(q k^T * scale [+ causal mask]) v,  lse = log(sum(exp(q k^T * scale)))
+ *
+ * CPU backends take host pointers and ignore the stream; MHA_CUDA takes device pointers and runs
+ * asynchronously on the given cudaStream_t (NULL: the default stream).
+ */
 #ifndef MHA_H
 #define MHA_H
 
@@ -10,16 +21,62 @@ extern "C" {
 
 #define MHA_API __attribute__((visibility("default")))
 
+typedef enum { MHA_F32 = 0, MHA_F16 = 1, MHA_BF16 = 2 } mha_dtype;
+
+typedef enum {
+  MHA_CPU_REFERENCE = 0, /* plain loops, one thread: the yardstick */
+  MHA_CPU_BLOCKED = 1,   /* key/query tiles with online softmax, all cores */
+  MHA_CUDA = 2           /* flash-attention style kernels; head_dim 64 or 128 */
+} mha_backend;
+
+typedef enum {
+  MHA_OK = 0,
+  MHA_ERR_ARGUMENT = 1,    /* null pointer, non-positive size, unknown dtype or backend */
+  MHA_ERR_UNSUPPORTED = 2, /* head_dim without a kernel instance on this backend */
+  MHA_ERR_NO_CUDA = 3,     /* the library was built without nvcc */
+  MHA_ERR_CUDA = 4,        /* a CUDA launch failed: see mha_last_cuda_error() */
+  MHA_ERR_MEMORY = 5       /* a CPU backend could not allocate its scratch buffers */
+} mha_status;
+
+typedef struct {
+  mha_dtype dtype;
+  int batch, heads, seq_len, head_dim;
+  float scale; /* usually 1/sqrt(head_dim) */
+  int causal;  /* nonzero: query i attends to keys 0..i */
+  const void *q, *k, *v;
+  void *out;
+  float *lse; /* optional (NULL) for inference; the backward pass needs it */
+} mha_fwd_args;
+
+typedef struct {
+  mha_dtype dtype;
+  int batch, heads, seq_len, head_dim;
+  float scale;
+  int causal;
+  const void *q, *k, *v, *out, *dout;
+  const float *lse; /* from mha_fwd */
+  void *dq, *dk, *dv;
+  float *workspace; /* mha_bwd_workspace_size() bytes, same kind of memory as the tensors */
+} mha_bwd_args;
+
 /* Library version as "major.minor.patch". */
 MHA_API const char *mha_version(void);
 
-/*
- * Attention forward on the CPU, float32, layout [batch, heads, seq, head_dim] (contiguous):
- * out = softmax(q k^T * scale [+ causal mask]) v. Returns 0 on success, nonzero on bad arguments.
- */
-MHA_API int mha_fwd_cpu_f32(const float *q, const float *k, const float *v, float *out,
-                            int batch, int heads, int seq_len, int head_dim,
-                            float scale, int causal);
+/* The kernel build variant compiled into this copy (MHA_KERNEL_VARIANT; 1 for releases). */
+MHA_API int mha_kernel_variant(void);
+
+/* 1 when the CUDA kernels were compiled into this library. */
+MHA_API int mha_cuda_available(void);
+
+MHA_API int mha_fwd(mha_backend backend, const mha_fwd_args *args, void *stream);
+MHA_API int mha_bwd(mha_backend backend, const mha_bwd_args *args, void *stream);
+MHA_API size_t mha_bwd_workspace_size(int batch, int heads, int seq_len);
+
+/* A fixed description of a status code. */
+MHA_API const char *mha_status_string(int status);
+
+/* The CUDA error text of the last MHA_ERR_CUDA on this thread, or "" */
+MHA_API const char *mha_last_cuda_error(void);
 
 #ifdef __cplusplus
 }

@@ -1,14 +1,98 @@
-// Internal kernel entry points shared by the host glue and the kernel archives (not exported).
+// Internal entry points shared by the host glue (src/main/native) and the kernel archives
+// (mha_fwd, mha_bwd). Nothing here is exported: the library's version script keeps only mha_*.
 #ifndef MHA_INTERNAL_H
 #define MHA_INTERNAL_H
 
 #include <cstddef>
 
+#ifndef MHA_KERNEL_VARIANT
+#define MHA_KERNEL_VARIANT 1
+#endif
+
 namespace mha {
 
-// Plain reference forward over `heads` independent [seq, dim] slices.
-void attention_forward_reference(const float *q, const float *k, const float *v, float *out,
-                                 std::size_t heads, int seq, int dim, float scale, bool causal);
+// Variant 1 is the release kernel. Any other variant is a deliberately different build, used to
+// prove that two copies loaded in one process each run their own kernels: its forward kernels
+// scale the output by 1/variant, which no caller can mistake for the release result.
+constexpr float kVariantOutputScale = 1.0f / MHA_KERNEL_VARIANT;
 
+int kernel_variant();  // defined in the mha_fwd archive, so it travels with the kernels
+
+struct Shape {
+  int batch, heads, seq, dim;
+  float scale;
+  bool causal;
+  std::size_t heads_total() const { return static_cast<std::size_t>(batch) * heads; }
+  std::size_t elements() const { return heads_total() * seq * dim; }
+  std::size_t rows() const { return heads_total() * seq; }
+};
+
+// CPU kernels work on float32 [batch*heads, seq, dim]; the API converts fp16/bf16 around them.
+void cpu_reference_fwd(const Shape &s, const float *q, const float *k, const float *v, float *out,
+                       float *lse);
+void cpu_blocked_fwd(const Shape &s, const float *q, const float *k, const float *v, float *out,
+                     float *lse);
+void cpu_reference_bwd(const Shape &s, const float *q, const float *k, const float *v,
+                       const float *out, const float *dout, const float *lse, float *dq, float *dk,
+                       float *dv);
+void cpu_blocked_bwd(const Shape &s, const float *q, const float *k, const float *v,
+                     const float *out, const float *dout, const float *lse, float *dq, float *dk,
+                     float *dv);
+
+// fp16 / bf16 bit patterns <-> float, rounding to nearest even (host side of the CPU backends).
+float half_to_float(unsigned short bits);
+unsigned short float_to_half(float value);
+float bf16_to_float(unsigned short bits);
+unsigned short float_to_bf16(float value);
+
+// Runs fn(i) for i in [0, n) on all cores (MHA_NUM_THREADS overrides the count).
+void parallel_for(std::size_t n, void (*fn)(std::size_t, void *), void *context);
+
+namespace cuda {
+
+struct FwdParams {
+  const void *q, *k, *v;
+  void *out;
+  float *lse;  // may be null
+  int batch, heads, seq;
+  float scale;
+};
+
+struct BwdParams {
+  const void *q, *k, *v, *out, *dout;
+  const float *lse;
+  void *dq, *dk, *dv;
+  float *delta;  // workspace: rowsum(dout * out)
+  int batch, heads, seq;
+  float scale;
+};
+
+// Every kernel instance: dtype x head dim x causal. Each direction's instances live in one .cu
+// file apiece (src/main/kernels/*/cuda, written by src/main/kernels/generate-instances.sh).
+#define MHA_CUDA_INSTANCES(X) \
+  X(f32, 64, 0) X(f32, 64, 1) X(f32, 128, 0) X(f32, 128, 1) \
+  X(f16, 64, 0) X(f16, 64, 1) X(f16, 128, 0) X(f16, 128, 1) \
+  X(bf16, 64, 0) X(bf16, 64, 1) X(bf16, 128, 0) X(bf16, 128, 1)
+
+// Host code sees the launchers as weak: when nvcc was absent the CUDA sources were skipped, the
+// addresses resolve to null and the API answers MHA_ERR_NO_CUDA instead of failing to link.
+#if defined(__CUDACC__)
+#define MHA_CUDA_LAUNCHER
+#else
+// Hidden too, so an undefined launcher resolves to null at link time and is never looked up in
+// other libraries of the process at load time.
+#define MHA_CUDA_LAUNCHER __attribute__((weak, visibility("hidden")))
+#endif
+
+// Launchers return a cudaError_t (0: success).
+#define MHA_DECLARE_LAUNCHERS(T, D, C)                                                   \
+  MHA_CUDA_LAUNCHER int fwd_##T##_d##D##_c##C(const FwdParams &params, void *stream); \
+  MHA_CUDA_LAUNCHER int bwd_##T##_d##D##_c##C(const BwdParams &params, void *stream);
+MHA_CUDA_INSTANCES(MHA_DECLARE_LAUNCHERS)
+#undef MHA_DECLARE_LAUNCHERS
+
+MHA_CUDA_LAUNCHER const char *error_string(int error);
+
+}  // namespace cuda
 }  // namespace mha
 #endif

@@ -1,16 +1,204 @@
-// Host glue: the exported C API forwards to the kernels of the mha_fwd archive.
+// The exported C API: argument checks, dtype conversion around the float32 CPU kernels, and the
+// choice of CUDA kernel instance. Every entry point catches exceptions: none may cross into C.
+#include <new>
+#include <string>
+#include <vector>
+
 #include "mha.h"
 #include "mha_internal.h"
 
-extern "C" const char *mha_version(void) { return "0.1.0"; }
+namespace {
 
-extern "C" int mha_fwd_cpu_f32(const float *q, const float *k, const float *v, float *out,
-                               int batch, int heads, int seq_len, int head_dim,
-                               float scale, int causal) {
-  if (!q || !k || !v || !out || batch <= 0 || heads <= 0 || seq_len <= 0 || head_dim <= 0) {
-    return 1;
-  }
-  mha::attention_forward_reference(q, k, v, out, static_cast<size_t>(batch) * heads, seq_len,
-                                   head_dim, scale, causal != 0);
-  return 0;
+thread_local std::string last_cuda_error;
+
+bool valid_dtype(int dtype) { return dtype == MHA_F32 || dtype == MHA_F16 || dtype == MHA_BF16; }
+
+bool valid_backend(int backend) {
+  return backend == MHA_CPU_REFERENCE || backend == MHA_CPU_BLOCKED || backend == MHA_CUDA;
 }
+
+bool valid_shape(int batch, int heads, int seq, int dim) {
+  return batch > 0 && heads > 0 && seq > 0 && dim > 0;
+}
+
+// A read-only float32 view of a host tensor: the tensor itself for f32, else a converted copy.
+class FloatInput {
+ public:
+  FloatInput(mha_dtype dtype, const void *data, std::size_t count) {
+    if (dtype == MHA_F32) {
+      view_ = static_cast<const float *>(data);
+      return;
+    }
+    const auto *bits = static_cast<const unsigned short *>(data);
+    copy_.resize(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      copy_[i] = dtype == MHA_F16 ? mha::half_to_float(bits[i]) : mha::bf16_to_float(bits[i]);
+    }
+    view_ = copy_.data();
+  }
+  const float *get() const { return view_; }
+
+ private:
+  std::vector<float> copy_;
+  const float *view_ = nullptr;
+};
+
+// A float32 output: written in place for f32, else into scratch and rounded out by commit().
+class FloatOutput {
+ public:
+  FloatOutput(mha_dtype dtype, void *data, std::size_t count) : dtype_(dtype), data_(data) {
+    if (dtype != MHA_F32) scratch_.resize(count);
+  }
+  float *get() { return dtype_ == MHA_F32 ? static_cast<float *>(data_) : scratch_.data(); }
+  void commit() {
+    if (dtype_ == MHA_F32) return;
+    auto *bits = static_cast<unsigned short *>(data_);
+    for (std::size_t i = 0; i < scratch_.size(); ++i) {
+      bits[i] = dtype_ == MHA_F16 ? mha::float_to_half(scratch_[i]) : mha::float_to_bf16(scratch_[i]);
+    }
+  }
+
+ private:
+  mha_dtype dtype_;
+  void *data_;
+  std::vector<float> scratch_;
+};
+
+namespace cuda = mha::cuda;
+using FwdLauncher = int (*)(const cuda::FwdParams &, void *);
+using BwdLauncher = int (*)(const cuda::BwdParams &, void *);
+
+// The dtype tags of MHA_CUDA_INSTANCES as API values.
+constexpr mha_dtype dtype_of_f32 = MHA_F32, dtype_of_f16 = MHA_F16, dtype_of_bf16 = MHA_BF16;
+
+// Null when the instance is unknown or was not compiled (no nvcc at build time).
+FwdLauncher fwd_launcher(mha_dtype dtype, int dim, bool causal) {
+#define MHA_MATCH(T, D, C) \
+  if (dtype == dtype_of_##T && dim == D && causal == ((C) != 0)) return &cuda::fwd_##T##_d##D##_c##C;
+  MHA_CUDA_INSTANCES(MHA_MATCH)
+#undef MHA_MATCH
+  return nullptr;
+}
+
+BwdLauncher bwd_launcher(mha_dtype dtype, int dim, bool causal) {
+#define MHA_MATCH(T, D, C) \
+  if (dtype == dtype_of_##T && dim == D && causal == ((C) != 0)) return &cuda::bwd_##T##_d##D##_c##C;
+  MHA_CUDA_INSTANCES(MHA_MATCH)
+#undef MHA_MATCH
+  return nullptr;
+}
+
+bool cuda_compiled() { return &cuda::error_string != nullptr; }
+
+bool cuda_dim_supported(int dim) { return dim == 64 || dim == 128; }
+
+int cuda_status(int error) {
+  if (error == 0) return MHA_OK;
+  last_cuda_error = cuda::error_string(error);
+  return MHA_ERR_CUDA;
+}
+
+mha::Shape shape_of(int batch, int heads, int seq, int dim, float scale, int causal) {
+  return mha::Shape{batch, heads, seq, dim, scale, causal != 0};
+}
+
+int run_fwd(mha_backend backend, const mha_fwd_args &a, void *stream) {
+  if (!valid_backend(backend) || !valid_dtype(a.dtype) ||
+      !valid_shape(a.batch, a.heads, a.seq_len, a.head_dim) || !a.q || !a.k || !a.v || !a.out) {
+    return MHA_ERR_ARGUMENT;
+  }
+  if (backend == MHA_CUDA) {
+    if (!cuda_compiled()) return MHA_ERR_NO_CUDA;
+    if (!cuda_dim_supported(a.head_dim)) return MHA_ERR_UNSUPPORTED;
+    const cuda::FwdParams params{a.q, a.k, a.v, a.out, a.lse, a.batch, a.heads, a.seq_len, a.scale};
+    return cuda_status(fwd_launcher(a.dtype, a.head_dim, a.causal != 0)(params, stream));
+  }
+  const mha::Shape s = shape_of(a.batch, a.heads, a.seq_len, a.head_dim, a.scale, a.causal);
+  const std::size_t n = s.elements();
+  FloatInput q(a.dtype, a.q, n), k(a.dtype, a.k, n), v(a.dtype, a.v, n);
+  FloatOutput out(a.dtype, a.out, n);
+  auto kernel = backend == MHA_CPU_REFERENCE ? mha::cpu_reference_fwd : mha::cpu_blocked_fwd;
+  kernel(s, q.get(), k.get(), v.get(), out.get(), a.lse);
+  out.commit();
+  return MHA_OK;
+}
+
+int run_bwd(mha_backend backend, const mha_bwd_args &a, void *stream) {
+  if (!valid_backend(backend) || !valid_dtype(a.dtype) ||
+      !valid_shape(a.batch, a.heads, a.seq_len, a.head_dim) || !a.q || !a.k || !a.v || !a.out ||
+      !a.dout || !a.lse || !a.dq || !a.dk || !a.dv) {
+    return MHA_ERR_ARGUMENT;
+  }
+  if (backend == MHA_CUDA) {
+    if (!cuda_compiled()) return MHA_ERR_NO_CUDA;
+    if (!cuda_dim_supported(a.head_dim)) return MHA_ERR_UNSUPPORTED;
+    if (!a.workspace) return MHA_ERR_ARGUMENT;
+    const cuda::BwdParams params{a.q,  a.k,  a.v,         a.out,   a.dout,  a.lse,    a.dq,
+                                 a.dk, a.dv, a.workspace, a.batch, a.heads, a.seq_len, a.scale};
+    return cuda_status(bwd_launcher(a.dtype, a.head_dim, a.causal != 0)(params, stream));
+  }
+  const mha::Shape s = shape_of(a.batch, a.heads, a.seq_len, a.head_dim, a.scale, a.causal);
+  const std::size_t n = s.elements();
+  FloatInput q(a.dtype, a.q, n), k(a.dtype, a.k, n), v(a.dtype, a.v, n), out(a.dtype, a.out, n),
+      dout(a.dtype, a.dout, n);
+  FloatOutput dq(a.dtype, a.dq, n), dk(a.dtype, a.dk, n), dv(a.dtype, a.dv, n);
+  auto kernel = backend == MHA_CPU_REFERENCE ? mha::cpu_reference_bwd : mha::cpu_blocked_bwd;
+  kernel(s, q.get(), k.get(), v.get(), out.get(), dout.get(), a.lse, dq.get(), dk.get(), dv.get());
+  dq.commit();
+  dk.commit();
+  dv.commit();
+  return MHA_OK;
+}
+
+// Maps exceptions (allocation failures of the CPU scratch buffers) to status codes.
+template <typename Run>
+int guarded(Run run) {
+  try {
+    return run();
+  } catch (const std::bad_alloc &) {
+    return MHA_ERR_MEMORY;
+  } catch (...) {
+    return MHA_ERR_ARGUMENT;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+const char *mha_version(void) { return "0.2.0"; }
+
+int mha_kernel_variant(void) { return mha::kernel_variant(); }
+
+int mha_cuda_available(void) { return cuda_compiled() ? 1 : 0; }
+
+int mha_fwd(mha_backend backend, const mha_fwd_args *args, void *stream) {
+  if (!args) return MHA_ERR_ARGUMENT;
+  return guarded([&] { return run_fwd(backend, *args, stream); });
+}
+
+int mha_bwd(mha_backend backend, const mha_bwd_args *args, void *stream) {
+  if (!args) return MHA_ERR_ARGUMENT;
+  return guarded([&] { return run_bwd(backend, *args, stream); });
+}
+
+size_t mha_bwd_workspace_size(int batch, int heads, int seq_len) {
+  if (!valid_shape(batch, heads, seq_len, 1)) return 0;
+  return sizeof(float) * static_cast<size_t>(batch) * heads * seq_len;
+}
+
+const char *mha_status_string(int status) {
+  switch (status) {
+    case MHA_OK: return "ok";
+    case MHA_ERR_ARGUMENT: return "invalid argument (null pointer, non-positive size, unknown dtype or backend)";
+    case MHA_ERR_UNSUPPORTED: return "head_dim not supported by this backend (CUDA: 64 or 128)";
+    case MHA_ERR_NO_CUDA: return "libmha was built without nvcc: no CUDA kernels";
+    case MHA_ERR_CUDA: return "CUDA error (see mha_last_cuda_error)";
+    case MHA_ERR_MEMORY: return "out of host memory for scratch buffers";
+    default: return "unknown status";
+  }
+}
+
+const char *mha_last_cuda_error(void) { return last_cuda_error.c_str(); }
+
+}  // extern "C"

@@ -1,75 +1,278 @@
-/* Tests libmha's C API against a float64 reference on random inputs. */
+/*
+ * Tests libmha's CPU backends through the C API against a float64 reference on random inputs:
+ * forward (out, lse) and backward (dq, dk, dv), for f32, f16 and bf16, causal and not, with sizes
+ * that do not divide the tiles. Outputs are poisoned with NaN first, so an element a kernel never
+ * writes fails, and NaN never passes a bound.
+ * Environment: MHA_EXPECT_CUDA=0|1 says whether the build compiled the CUDA kernels.
+ */
 #include "mha.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static int failures = 0;
+
+static void expect(int condition, const char *what) {
+  if (!condition) {
+    printf("FAIL %s\n", what);
+    failures++;
+  }
+}
 
 static double uniform(unsigned *state) {
   *state = *state * 1664525u + 1013904223u;
   return ((*state >> 8) / 16777216.0) * 2.0 - 1.0;
 }
 
-static void reference(const float *q, const float *k, const float *v, double *out, int heads,
-                      int seq, int dim, double scale, int causal) {
-  double *p = malloc(sizeof(double) * seq);
-  for (int h = 0; h < heads; h++) {
-    size_t base = (size_t)h * seq * dim;
+/* ---- dtype round trips, written independently of the library's own conversion ---- */
+
+static float float_of(uint32_t bits) {
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+static uint32_t bits_of(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  return bits;
+}
+
+static double from_bits(mha_dtype dtype, const void *data, size_t i) {
+  if (dtype == MHA_F32) return ((const float *)data)[i];
+  uint16_t h = ((const uint16_t *)data)[i];
+  if (dtype == MHA_BF16) return float_of((uint32_t)h << 16);
+  int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  double magnitude = exponent == 0    ? ldexp(mantissa, -24)
+                     : exponent == 31 ? (mantissa ? NAN : INFINITY)
+                                      : ldexp(1024 + mantissa, exponent - 25);
+  return (h & 0x8000) ? -magnitude : magnitude;
+}
+
+/* Inputs are in [-1, 1]: normal fp16 range, so plain rounding of the float suffices here. */
+static void to_bits(mha_dtype dtype, void *data, size_t i, double value) {
+  if (dtype == MHA_F32) {
+    ((float *)data)[i] = (float)value;
+  } else if (dtype == MHA_BF16) {
+    uint32_t x = bits_of((float)value);
+    ((uint16_t *)data)[i] = (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+  } else {
+    int exponent;
+    double m = frexp(fabs(value), &exponent); /* value = m * 2^exponent, m in [0.5, 1) */
+    uint16_t sign = value < 0 ? 0x8000 : 0;
+    if (value == 0 || exponent < -13) {
+      ((uint16_t *)data)[i] = sign;
+      return;
+    }
+    double steps = nearbyint(m * 2048); /* 11 significant bits, ties to even */
+    if (steps == 2048) {
+      steps = 1024;
+      exponent++;
+    }
+    ((uint16_t *)data)[i] = (uint16_t)(sign | ((exponent + 14) << 10) | ((int)steps - 1024));
+  }
+}
+
+static void poison(mha_dtype dtype, void *data, size_t count) {
+  if (dtype == MHA_F32) {
+    for (size_t i = 0; i < count; i++) ((float *)data)[i] = NAN;
+  } else {
+    for (size_t i = 0; i < count; i++) ((uint16_t *)data)[i] = 0x7fc0; /* NaN as fp16 and as bf16 */
+  }
+}
+
+/* ---- float64 reference ---- */
+
+typedef struct {
+  int batch, heads, seq, dim, causal;
+  double scale;
+} shape;
+
+/* out, lse and the gradients for one problem, from the dequantized inputs. */
+static void reference(const shape *s, const double *q, const double *k, const double *v,
+                      const double *dout, double *out, double *lse, double *dq, double *dk,
+                      double *dv) {
+  int seq = s->seq, dim = s->dim;
+  double *p = malloc(sizeof(double) * seq), *dp = malloc(sizeof(double) * seq);
+  size_t slice = (size_t)seq * dim;
+  memset(dk, 0, sizeof(double) * slice * s->batch * s->heads);
+  memset(dv, 0, sizeof(double) * slice * s->batch * s->heads);
+  for (int h = 0; h < s->batch * s->heads; h++) {
+    size_t base = (size_t)h * slice;
     for (int i = 0; i < seq; i++) {
-      int last = causal ? i : seq - 1;
-      double m = -INFINITY, sum = 0;
+      int last = s->causal ? i : seq - 1;
+      double m = -INFINITY, sum = 0, delta = 0;
       for (int j = 0; j <= last; j++) {
-        double s = 0;
-        for (int d = 0; d < dim; d++) s += (double)q[base + i * dim + d] * k[base + j * dim + d];
-        p[j] = s * scale;
+        double dot = 0;
+        for (int d = 0; d < dim; d++) dot += q[base + i * dim + d] * k[base + j * dim + d];
+        p[j] = dot * s->scale;
         if (p[j] > m) m = p[j];
       }
       for (int j = 0; j <= last; j++) sum += (p[j] = exp(p[j] - m));
+      for (int j = 0; j <= last; j++) p[j] /= sum;
+      lse[(size_t)h * seq + i] = m + log(sum);
       for (int d = 0; d < dim; d++) {
         double acc = 0;
         for (int j = 0; j <= last; j++) acc += p[j] * v[base + j * dim + d];
-        out[base + i * dim + d] = acc / sum;
+        out[base + i * dim + d] = acc;
+        delta += acc * dout[base + i * dim + d];
+      }
+      for (int j = 0; j <= last; j++) {
+        double g = 0;
+        for (int d = 0; d < dim; d++) g += dout[base + i * dim + d] * v[base + j * dim + d];
+        dp[j] = p[j] * (g - delta); /* dS */
+      }
+      for (int d = 0; d < dim; d++) {
+        double acc = 0;
+        for (int j = 0; j <= last; j++) {
+          acc += dp[j] * k[base + j * dim + d];
+          dk[base + j * dim + d] += dp[j] * q[base + i * dim + d] * s->scale;
+          dv[base + j * dim + d] += p[j] * dout[base + i * dim + d];
+        }
+        dq[base + i * dim + d] = acc * s->scale;
       }
     }
   }
   free(p);
+  free(dp);
 }
 
-static int check(int batch, int heads, int seq, int dim, int causal, unsigned seed) {
-  size_t n = (size_t)batch * heads * seq * dim;
-  float *q = malloc(n * sizeof(float)), *k = malloc(n * sizeof(float));
-  float *v = malloc(n * sizeof(float)), *out = malloc(n * sizeof(float));
-  double *want = malloc(n * sizeof(double));
+/* Largest |got - want| over the largest |want|; NaN anywhere gives NaN. */
+static double relative_error(mha_dtype dtype, const void *got, const double *want, size_t n) {
+  double worst = 0, peak = 1e-30;
   for (size_t i = 0; i < n; i++) {
-    q[i] = (float)uniform(&seed);
-    k[i] = (float)uniform(&seed);
-    v[i] = (float)uniform(&seed);
-    out[i] = NAN; /* poison: an element the kernel never writes fails the comparison */
+    double err = fabs(from_bits(dtype, got, i) - want[i]);
+    if (!(err <= worst)) worst = err;
+    if (fabs(want[i]) > peak) peak = fabs(want[i]);
   }
-  double scale = 1.0 / sqrt((double)dim);
-  int rc = mha_fwd_cpu_f32(q, k, v, out, batch, heads, seq, dim, (float)scale, causal);
-  reference(q, k, v, want, batch * heads, seq, dim, scale, causal);
-  double worst = 0;
+  return worst / peak;
+}
+
+static const char *dtype_name(mha_dtype dtype) {
+  return dtype == MHA_F32 ? "f32" : dtype == MHA_F16 ? "f16" : "bf16";
+}
+
+/* Bound on the error relative to the largest magnitude: output rounding plus float32 arithmetic. */
+static double bound(mha_dtype dtype) {
+  return dtype == MHA_F32 ? 1e-5 : dtype == MHA_F16 ? 2e-3 : 1.6e-2;
+}
+
+static void check(mha_backend backend, mha_dtype dtype, shape s, unsigned seed) {
+  size_t n = (size_t)s.batch * s.heads * s.seq * s.dim, rows = (size_t)s.batch * s.heads * s.seq;
+  size_t width = dtype == MHA_F32 ? 4 : 2;
+  void *q = malloc(n * width), *k = malloc(n * width), *v = malloc(n * width);
+  void *dout = malloc(n * width), *out = malloc(n * width);
+  void *dq = malloc(n * width), *dk = malloc(n * width), *dv = malloc(n * width);
+  float *lse = malloc(rows * sizeof(float));
+  double *qd = malloc(n * 8), *kd = malloc(n * 8), *vd = malloc(n * 8), *dod = malloc(n * 8);
+  double *want_out = malloc(n * 8), *want_lse = malloc(rows * 8);
+  double *want_dq = malloc(n * 8), *want_dk = malloc(n * 8), *want_dv = malloc(n * 8);
   for (size_t i = 0; i < n; i++) {
-    double err = fabs(out[i] - want[i]);
-    if (!(err <= worst)) worst = err; /* NaN propagates into worst and fails below */
+    to_bits(dtype, q, i, uniform(&seed));
+    to_bits(dtype, k, i, uniform(&seed));
+    to_bits(dtype, v, i, uniform(&seed));
+    to_bits(dtype, dout, i, uniform(&seed));
+    qd[i] = from_bits(dtype, q, i);
+    kd[i] = from_bits(dtype, k, i);
+    vd[i] = from_bits(dtype, v, i);
+    dod[i] = from_bits(dtype, dout, i);
   }
-  int ok = rc == 0 && worst < 1e-5;
-  printf("%s fwd f32 b=%d h=%d s=%d d=%d causal=%d max_abs_err=%.3g\n", ok ? "PASS" : "FAIL", batch,
-         heads, seq, dim, causal, worst);
-  free(q); free(k); free(v); free(out); free(want);
-  return ok;
+  poison(dtype, out, n);
+  poison(dtype, dq, n);
+  poison(dtype, dk, n);
+  poison(dtype, dv, n);
+  for (size_t i = 0; i < rows; i++) lse[i] = NAN;
+  reference(&s, qd, kd, vd, dod, want_out, want_lse, want_dq, want_dk, want_dv);
+
+  mha_fwd_args fwd = {dtype, s.batch, s.heads, s.seq, s.dim, (float)s.scale, s.causal,
+                      q,     k,       v,       out,   lse};
+  int rc_fwd = mha_fwd(backend, &fwd, NULL);
+  double err_lse = 0;
+  for (size_t i = 0; i < rows; i++) {
+    double err = fabs(lse[i] - want_lse[i]);
+    if (!(err <= err_lse)) err_lse = err;
+  }
+  double err_out = relative_error(dtype, out, want_out, n);
+  /* The backward runs on the library's own forward output, as training does. */
+  mha_bwd_args bwd = {dtype, s.batch, s.heads, s.seq, s.dim, (float)s.scale, s.causal,
+                      q, k, v, out, dout, lse, dq, dk, dv, NULL};
+  int rc_bwd = mha_bwd(backend, &bwd, NULL);
+  double err_dq = relative_error(dtype, dq, want_dq, n);
+  double err_dk = relative_error(dtype, dk, want_dk, n);
+  double err_dv = relative_error(dtype, dv, want_dv, n);
+  double b = bound(dtype);
+  /* Gradients go through one more rounding of out and a longer sum: twice the output bound. */
+  int ok = rc_fwd == MHA_OK && rc_bwd == MHA_OK && err_out <= b && err_lse <= 1e-4 &&
+           err_dq <= 2 * b && err_dk <= 2 * b && err_dv <= 2 * b;
+  printf("%s %s %-4s b=%d h=%d s=%d d=%d causal=%d  out %.2e lse %.2e dq %.2e dk %.2e dv %.2e "
+         "(bound %.0e)\n",
+         ok ? "PASS" : "FAIL", backend == MHA_CPU_REFERENCE ? "reference" : "blocked  ",
+         dtype_name(dtype), s.batch, s.heads, s.seq, s.dim, s.causal, err_out, err_lse, err_dq,
+         err_dk, err_dv, b);
+  if (!ok) failures++;
+  free(q); free(k); free(v); free(dout); free(out); free(dq); free(dk); free(dv); free(lse);
+  free(qd); free(kd); free(vd); free(dod); free(want_out); free(want_lse);
+  free(want_dq); free(want_dk); free(want_dv);
+}
+
+static void check_api_errors(void) {
+  float x[64] = {0}, lse[1];
+  mha_fwd_args fwd = {MHA_F32, 1, 1, 1, 64, 0.125f, 0, x, x, x, x, lse};
+  expect(mha_fwd(MHA_CPU_BLOCKED, NULL, NULL) == MHA_ERR_ARGUMENT, "null args rejected");
+  mha_fwd_args bad = fwd;
+  bad.q = NULL;
+  expect(mha_fwd(MHA_CPU_BLOCKED, &bad, NULL) == MHA_ERR_ARGUMENT, "null q rejected");
+  bad = fwd;
+  bad.seq_len = 0;
+  expect(mha_fwd(MHA_CPU_REFERENCE, &bad, NULL) == MHA_ERR_ARGUMENT, "seq_len 0 rejected");
+  bad = fwd;
+  bad.dtype = (mha_dtype)7;
+  expect(mha_fwd(MHA_CPU_REFERENCE, &bad, NULL) == MHA_ERR_ARGUMENT, "unknown dtype rejected");
+  expect(mha_fwd((mha_backend)9, &fwd, NULL) == MHA_ERR_ARGUMENT, "unknown backend rejected");
+  mha_bwd_args bwd = {MHA_F32, 1, 1, 1, 64, 0.125f, 0, x, x, x, x, x, NULL, x, x, x, NULL};
+  expect(mha_bwd(MHA_CPU_BLOCKED, &bwd, NULL) == MHA_ERR_ARGUMENT, "backward without lse rejected");
+  expect(mha_bwd_workspace_size(2, 3, 5) == 2 * 3 * 5 * sizeof(float), "workspace size");
+  expect(strcmp(mha_status_string(MHA_ERR_NO_CUDA), "libmha was built without nvcc: no CUDA kernels") == 0,
+         "status string");
+
+  const char *expected = getenv("MHA_EXPECT_CUDA");
+  int cuda = mha_cuda_available();
+  printf("CUDA kernels compiled in: %s\n", cuda ? "yes" : "no");
+  if (expected) expect(cuda == atoi(expected), "mha_cuda_available() matches the build");
+  if (cuda) {
+    /* Argument checks come before any CUDA call, so these run without a GPU. */
+    mha_fwd_args odd = fwd;
+    odd.head_dim = 96;
+    expect(mha_fwd(MHA_CUDA, &odd, NULL) == MHA_ERR_UNSUPPORTED, "CUDA head_dim 96 unsupported");
+    expect(mha_bwd(MHA_CUDA, &bwd, NULL) == MHA_ERR_ARGUMENT, "CUDA backward without workspace");
+  } else {
+    expect(mha_fwd(MHA_CUDA, &fwd, NULL) == MHA_ERR_NO_CUDA, "CUDA backend absent");
+  }
 }
 
 int main(void) {
-  int ok = 1;
-  ok &= strcmp(mha_version(), "0.1.0") == 0;
-  ok &= mha_fwd_cpu_f32(NULL, NULL, NULL, NULL, 1, 1, 1, 1, 1.f, 0) != 0;
-  ok &= check(1, 1, 1, 8, 0, 1u);
-  ok &= check(2, 3, 17, 64, 0, 2u);
-  ok &= check(2, 3, 17, 64, 1, 3u);
-  ok &= check(1, 2, 64, 128, 1, 4u);
-  printf(ok ? "all C API tests passed\n" : "C API tests FAILED\n");
-  return ok ? 0 : 1;
+  expect(strcmp(mha_version(), "0.2.0") == 0, "version");
+  expect(mha_kernel_variant() == 1, "release kernel variant");
+  check_api_errors();
+  const mha_dtype dtypes[] = {MHA_F32, MHA_F16, MHA_BF16};
+  const mha_backend backends[] = {MHA_CPU_REFERENCE, MHA_CPU_BLOCKED};
+  unsigned seed = 1;
+  for (int b = 0; b < 2; b++) {
+    for (int t = 0; t < 3; t++) {
+      for (int causal = 0; causal <= 1; causal++) {
+        /* 67 and 130 rows straddle the 32- and 64-row tiles; 24 is not a multiple of anything. */
+        shape small = {2, 3, 67, 64, causal, 1.0 / sqrt(64.0)};
+        shape wide = {1, 2, 130, 128, causal, 1.0 / sqrt(128.0)};
+        shape odd = {1, 1, 5, 24, causal, 0.3};
+        check(backends[b], dtypes[t], small, seed++);
+        check(backends[b], dtypes[t], wide, seed++);
+        check(backends[b], dtypes[t], odd, seed++);
+      }
+    }
+  }
+  printf(failures ? "C API tests FAILED (%d)\n" : "all C API tests passed\n", failures);
+  return failures ? 1 : 0;
 }

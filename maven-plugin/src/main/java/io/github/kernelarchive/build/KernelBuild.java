@@ -21,6 +21,7 @@ import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.toolchain.CudaLibraries;
 import io.github.kernelarchive.toolchain.Toolchain;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -142,9 +143,15 @@ public final class KernelBuild {
         String sha = hashes.of(object).orElseThrow(() -> new IOException("cannot read " + object));
         members.add(new ArchiveRequest.Member(object.getFileName().toString(), object, "prebuilt object " + sha));
       }
+      if (members.isEmpty() && prepared.skipped().stream().anyMatch(s -> s.unit().equals(name))) {
+        // Every source needs a compiler this machine lacks (or the user switched off): the warning
+        // above said so. Drop the archive, and its last output so nothing links a stale one.
+        Files.deleteIfExists(request.outputDirectory().resolve("lib" + name + ".a"));
+        continue;
+      }
       if (members.isEmpty()) {
         throw new BuildFailureException("Archive '" + name + "' has no members: its <sources> and <objects>"
-            + " select no files (or only sources whose compiler is not installed).");
+            + " select no files.");
       }
       requests.add(new ArchiveRequest(name, members));
     }

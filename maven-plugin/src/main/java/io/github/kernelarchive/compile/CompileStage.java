@@ -140,20 +140,32 @@ public final class CompileStage {
     Map<Language, CompilerSetup> setups = new EnumMap<>(Language.class);
     for (Language language : languages) {
       int count = (int) sources.stream().filter(s -> s.language() == language).count();
+      if (toolchain.disabled(language)) {
+        log.warn(count + " " + language.label() + " sources skipped: " + whyAbsent(language));
+        continue;
+      }
       if (language == Language.CUDA && options.cudaArchs().isEmpty()) {
         throw new BuildFailureException(count + " CUDA sources need target architectures: set <cuda><archs>"
             + " (property kernel.cuda.archs), e.g. -Dkernel.cuda.archs=80;90a. Build machines have no GPU to ask.");
       }
       Optional<Tool> compiler = toolchain.compiler(language);
       if (compiler.isEmpty()) {
-        log.warn(count + " " + language.label() + " sources skipped: "
-            + (language == Language.CUDA ? "nvcc not found (set CUDA_HOME or kernel.cuda.nvcc)"
-                : "hipcc not found (set ROCM_PATH or kernel.hip.hipcc)"));
+        log.warn(count + " " + language.label() + " sources skipped: " + whyAbsent(language));
         continue;
       }
       setups.put(language, setupFor(language, compiler.get(), launcher));
     }
     return setups;
+  }
+
+  private String whyAbsent(Language language) {
+    boolean cuda = language == Language.CUDA;
+    String property = cuda ? "kernel.cuda.nvcc" : "kernel.hip.hipcc";
+    if (toolchain.disabled(language)) {
+      return (cuda ? "CUDA" : "HIP") + " switched off (" + property + "=" + Toolchain.DISABLED + ")";
+    }
+    return cuda ? "nvcc not found (set CUDA_HOME or " + property + ")"
+        : "hipcc not found (set ROCM_PATH or " + property + ")";
   }
 
   private CompilerSetup setupFor(Language language, Tool compiler, List<String> launcher)

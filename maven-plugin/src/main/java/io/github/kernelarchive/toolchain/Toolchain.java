@@ -102,8 +102,24 @@ public final class Toolchain {
     return identify(path, what, property);
   }
 
+  /**
+   * True when the user switched a GPU language off by naming its compiler {@value #DISABLED}: a
+   * CPU-only build on a machine that has the GPU toolkit installed.
+   */
+  public boolean disabled(Language language) {
+    String configured = language == Language.CUDA ? config.nvcc()
+        : language == Language.HIP ? config.hipcc() : null;
+    return DISABLED.equals(configured);
+  }
+
+  /** The compiler name that switches a GPU language off. */
+  public static final String DISABLED = "none";
+
   private Optional<Tool> gpuCompiler(String configured, String what, String element, String property,
       List<String> candidates) throws ToolchainException {
+    if (DISABLED.equals(configured)) {
+      return Optional.empty();
+    }
     if (configured != null) {
       Path path = finder.find(configured).orElseThrow(() -> new ToolchainException(
           what + " '" + configured + "' does not exist or is not executable. Fix " + element

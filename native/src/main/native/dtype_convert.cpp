@@ -1,0 +1,67 @@
+// fp16 and bf16 <-> float32 by bit manipulation (round to nearest even, NaN stays NaN), so the CPU
+// backends accept the same dtypes as the CUDA kernels without a compiler's _Float16 support.
+#include <cstdint>
+#include <cstring>
+
+#include "mha_internal.h"
+
+namespace mha {
+namespace {
+
+std::uint32_t bits_of(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+float float_of(std::uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+// Drops the low `shift` bits of `value`, rounding to nearest even.
+std::uint32_t round_shift(std::uint32_t value, int shift) {
+  const std::uint32_t kept = value >> shift;
+  const std::uint32_t rest = value & ((1u << shift) - 1);
+  const std::uint32_t half = 1u << (shift - 1);
+  return kept + ((rest > half || (rest == half && (kept & 1))) ? 1 : 0);
+}
+
+}  // namespace
+
+float half_to_float(unsigned short h) {
+  const std::uint32_t sign = (h & 0x8000u) << 16;
+  const std::uint32_t exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ffu;
+  if (exponent == 0) {  // zero or subnormal: mantissa * 2^-24
+    const float magnitude = static_cast<float>(mantissa) * 5.9604644775390625e-8f;
+    return sign ? -magnitude : magnitude;
+  }
+  if (exponent == 31) return float_of(sign | 0x7f800000u | (mantissa << 13));
+  return float_of(sign | ((exponent - 15 + 127) << 23) | (mantissa << 13));
+}
+
+unsigned short float_to_half(float value) {
+  const std::uint32_t x = bits_of(value);
+  const std::uint32_t sign = (x >> 16) & 0x8000u;
+  const std::uint32_t exponent = (x >> 23) & 0xff, mantissa = x & 0x7fffffu;
+  if (exponent == 0xff) return static_cast<unsigned short>(sign | 0x7c00u | (mantissa ? 0x200u : 0));
+  const int e = static_cast<int>(exponent) - 127 + 15;
+  if (e >= 31) return static_cast<unsigned short>(sign | 0x7c00u);
+  if (e <= 0) {  // subnormal half, or zero below half its smallest step
+    if (e < -10) return static_cast<unsigned short>(sign);
+    return static_cast<unsigned short>(sign | round_shift(mantissa | 0x800000u, 14 - e));
+  }
+  // A carry out of the mantissa correctly bumps the exponent (up to infinity).
+  return static_cast<unsigned short>(sign | round_shift((static_cast<std::uint32_t>(e) << 23) | mantissa, 13));
+}
+
+float bf16_to_float(unsigned short bits) { return float_of(static_cast<std::uint32_t>(bits) << 16); }
+
+unsigned short float_to_bf16(float value) {
+  const std::uint32_t x = bits_of(value);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<unsigned short>((x >> 16) | 0x40u);
+  return static_cast<unsigned short>(round_shift(x, 16));
+}
+
+}  // namespace mha

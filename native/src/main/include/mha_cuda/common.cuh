@@ -49,8 +49,19 @@ __device__ __forceinline__ float warp_sum(float x) {
   return x;
 }
 
+// Row stride of shared tiles whose rows are read by different lanes at once: D + 4 floats keeps
+// rows 16-byte aligned for float4 loads and puts the 8 lanes of each load phase in distinct banks.
+template <int D>
+__host__ __device__ constexpr int padded() { return D + 4; }
+
+__device__ __forceinline__ float4 load4(const float *p) { return *reinterpret_cast<const float4 *>(p); }
+
+__device__ __forceinline__ float dot4(float4 a, float4 b, float acc) {
+  return fmaf(a.x, b.x, fmaf(a.y, b.y, fmaf(a.z, b.z, fmaf(a.w, b.w, acc))));
+}
+
 // Copies rows [row0, row0 + rows) of a [seq, D] slice into shared memory as float with the given
-// row stride (D + 1 pads away bank conflicts when lanes walk different rows). Rows past seq are 0.
+// row stride. Rows past seq are 0.
 template <typename T, int D>
 __device__ __forceinline__ void load_tile(float *dst, int stride, const T *src, int row0, int rows,
                                           int seq, float factor) {

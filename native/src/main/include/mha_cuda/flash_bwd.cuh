@@ -38,20 +38,20 @@ __global__ void __launch_bounds__(BwdTiles::kThreads) bwd_delta_kernel(BwdParams
 
 template <int D>
 constexpr size_t dkdv_shared_bytes() {
-  return sizeof(float) * (2 * BwdTiles::kKeys * D + 2 * BwdTiles::kQueryTile * (D + 1) +
+  return sizeof(float) * (2 * BwdTiles::kKeys * D + 2 * BwdTiles::kQueryTile * padded<D>() +
                           2 * BwdTiles::kQueryTile);
 }
 
 template <typename T, int D, bool CAUSAL>
 __global__ void __launch_bounds__(BwdTiles::kThreads) bwd_dkdv_kernel(BwdParams p) {
   constexpr int BN = BwdTiles::kKeys, KPW = BwdTiles::kKeysPerWarp, BM = BwdTiles::kQueryTile;
-  constexpr int DPL = D / kWarpSize;
-  extern __shared__ float smem[];
+  constexpr int DPL = D / kWarpSize, QS = padded<D>();
+  extern __shared__ __align__(16) float smem[];
   float *k_s = smem;                    // [BN][D]
   float *v_s = k_s + BN * D;            // [BN][D]
-  float *q_s = v_s + BN * D;            // [BM][D + 1]
-  float *do_s = q_s + BM * (D + 1);     // [BM][D + 1]
-  float *lse_s = do_s + BM * (D + 1);   // [BM], log2 domain
+  float *q_s = v_s + BN * D;            // [BM][QS]
+  float *do_s = q_s + BM * QS;          // [BM][QS]
+  float *lse_s = do_s + BM * QS;        // [BM], log2 domain
   float *delta_s = lse_s + BM;          // [BM]
 
   const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
@@ -66,6 +66,8 @@ __global__ void __launch_bounds__(BwdTiles::kThreads) bwd_dkdv_kernel(BwdParams 
   const float *delta = p.delta + head * seq;
   const float scale_log2 = p.scale * kLog2e;
   const int n0 = blockIdx.x * BN;
+  const float *k_warp = k_s + warp * KPW * D;
+  const float *v_warp = v_s + warp * KPW * D;
 
   load_tile<T, D>(k_s, D, k, n0, BN, seq, 1.f);
   load_tile<T, D>(v_s, D, v, n0, BN, seq, 1.f);
@@ -81,41 +83,57 @@ __global__ void __launch_bounds__(BwdTiles::kThreads) bwd_dkdv_kernel(BwdParams 
   const int m_begin = CAUSAL ? (n0 / BM) * BM : 0;
   for (int m0 = m_begin; m0 < seq; m0 += BM) {
     __syncthreads();
-    load_tile<T, D>(q_s, D + 1, q, m0, BM, seq, 1.f);
-    load_tile<T, D>(do_s, D + 1, dout, m0, BM, seq, 1.f);
+    load_tile<T, D>(q_s, QS, q, m0, BM, seq, 1.f);
+    load_tile<T, D>(do_s, QS, dout, m0, BM, seq, 1.f);
     if (threadIdx.x < BM) {
       const int row = m0 + threadIdx.x;
       lse_s[threadIdx.x] = row < seq ? lse[row] * kLog2e : INFINITY;
       delta_s[threadIdx.x] = row < seq ? delta[row] : 0.f;
     }
     __syncthreads();
-    const int row = m0 + lane;  // lane = query row of the tile
-    const float *qr = q_s + lane * (D + 1);
-    const float *dor = do_s + lane * (D + 1);
+
+    // Lane = query row of the tile, against the warp's keys: S = Q K^T and dP = dO V^T.
+    const int row = m0 + lane;
+    const float *qr = q_s + lane * QS;
+    const float *dor = do_s + lane * QS;
+    float s[KPW], dp[KPW];
+#pragma unroll
+    for (int kk = 0; kk < KPW; ++kk) s[kk] = dp[kk] = 0.f;
+#pragma unroll 4
+    for (int d = 0; d < D; d += 4) {
+      const float4 qv = load4(qr + d), gv = load4(dor + d);
+#pragma unroll
+      for (int kk = 0; kk < KPW; ++kk) {
+        s[kk] = dot4(qv, load4(k_warp + kk * D + d), s[kk]);
+        dp[kk] = dot4(gv, load4(v_warp + kk * D + d), dp[kk]);
+      }
+    }
+    float prob[KPW], ds[KPW];
 #pragma unroll
     for (int kk = 0; kk < KPW; ++kk) {
-      const int local = warp * KPW + kk, key = n0 + local;
-      const float *kr = k_s + local * D;
-      const float *vr = v_s + local * D;
-      float s = 0.f, dp = 0.f;
-#pragma unroll 16
-      for (int d = 0; d < D; ++d) {
-        s = fmaf(qr[d], kr[d], s);
-        dp = fmaf(dor[d], vr[d], dp);
-      }
+      const int key = n0 + warp * KPW + kk;
       const bool valid = row < seq && key < seq && (!CAUSAL || key <= row);
-      const float prob = valid ? exp2f(s * scale_log2 - lse_s[lane]) : 0.f;
-      const float ds = prob * (dp - delta_s[lane]);
-#pragma unroll 8
-      for (int i = 0; i < BM; ++i) {
-        const float pi = __shfl_sync(kFullMask, prob, i);
-        const float dsi = __shfl_sync(kFullMask, ds, i);
-        const float *doi = do_s + i * (D + 1) + lane;
-        const float *qi = q_s + i * (D + 1) + lane;
+      prob[kk] = valid ? exp2f(s[kk] * scale_log2 - lse_s[lane]) : 0.f;
+      ds[kk] = prob[kk] * (dp[kk] - delta_s[lane]);
+    }
+
+    // dV += P^T dO and dK += dS^T Q: one load of each query row's dims feeds every key.
+#pragma unroll 4
+    for (int i = 0; i < BM; ++i) {
+      float doi[DPL], qi[DPL];
+#pragma unroll
+      for (int x = 0; x < DPL; ++x) {
+        doi[x] = do_s[i * QS + lane + x * kWarpSize];
+        qi[x] = q_s[i * QS + lane + x * kWarpSize];
+      }
+#pragma unroll
+      for (int kk = 0; kk < KPW; ++kk) {
+        const float pi = __shfl_sync(kFullMask, prob[kk], i);
+        const float dsi = __shfl_sync(kFullMask, ds[kk], i);
 #pragma unroll
         for (int x = 0; x < DPL; ++x) {
-          dv[kk][x] = fmaf(pi, doi[x * kWarpSize], dv[kk][x]);
-          dk[kk][x] = fmaf(dsi, qi[x * kWarpSize], dk[kk][x]);
+          dv[kk][x] = fmaf(pi, doi[x], dv[kk][x]);
+          dk[kk][x] = fmaf(dsi, qi[x], dk[kk][x]);
         }
       }
     }
@@ -138,18 +156,18 @@ __global__ void __launch_bounds__(BwdTiles::kThreads) bwd_dkdv_kernel(BwdParams 
 
 template <int D>
 constexpr size_t dq_shared_bytes() {
-  return sizeof(float) * (2 * BwdTiles::kRows * D + 2 * BwdTiles::kKeyTile * (D + 1));
+  return sizeof(float) * (2 * BwdTiles::kRows * D + 2 * BwdTiles::kKeyTile * padded<D>());
 }
 
 template <typename T, int D, bool CAUSAL>
 __global__ void __launch_bounds__(BwdTiles::kThreads) bwd_dq_kernel(BwdParams p) {
   constexpr int BM = BwdTiles::kRows, ROWS = BwdTiles::kRowsPerWarp, BN = BwdTiles::kKeyTile;
-  constexpr int DPL = D / kWarpSize;
-  extern __shared__ float smem[];
+  constexpr int DPL = D / kWarpSize, KS = padded<D>();
+  extern __shared__ __align__(16) float smem[];
   float *q_s = smem;                  // [BM][D]
   float *do_s = q_s + BM * D;         // [BM][D]
-  float *k_s = do_s + BM * D;         // [BN][D + 1]
-  float *v_s = k_s + BN * (D + 1);    // [BN][D + 1]
+  float *k_s = do_s + BM * D;         // [BN][KS]
+  float *v_s = k_s + BN * KS;         // [BN][KS]
 
   const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
   const int seq = p.seq;
@@ -161,6 +179,8 @@ __global__ void __launch_bounds__(BwdTiles::kThreads) bwd_dq_kernel(BwdParams p)
   const T *dout = static_cast<const T *>(p.dout) + base;
   const float scale_log2 = p.scale * kLog2e;
   const int m0 = blockIdx.x * BM;
+  const float *q_warp = q_s + warp * ROWS * D;
+  const float *do_warp = do_s + warp * ROWS * D;
 
   load_tile<T, D>(q_s, D, q, m0, BM, seq, 1.f);
   load_tile<T, D>(do_s, D, dout, m0, BM, seq, 1.f);
@@ -178,32 +198,46 @@ __global__ void __launch_bounds__(BwdTiles::kThreads) bwd_dq_kernel(BwdParams p)
   const int kv_end = CAUSAL ? min(seq, m0 + BM) : seq;
   for (int n0 = 0; n0 < kv_end; n0 += BN) {
     __syncthreads();
-    load_tile<T, D>(k_s, D + 1, k, n0, BN, seq, 1.f);
-    load_tile<T, D>(v_s, D + 1, v, n0, BN, seq, 1.f);
+    load_tile<T, D>(k_s, KS, k, n0, BN, seq, 1.f);
+    load_tile<T, D>(v_s, KS, v, n0, BN, seq, 1.f);
     __syncthreads();
-    const int key = n0 + lane;  // lane = key of the tile
-    const float *kr = k_s + lane * (D + 1);
-    const float *vr = v_s + lane * (D + 1);
+
+    // Lane = key of the tile, against the warp's rows.
+    const int key = n0 + lane;
+    const float *kr = k_s + lane * KS;
+    const float *vr = v_s + lane * KS;
+    float s[ROWS], dp[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) s[r] = dp[r] = 0.f;
+#pragma unroll 4
+    for (int d = 0; d < D; d += 4) {
+      const float4 kv = load4(kr + d), vv = load4(vr + d);
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) {
+        s[r] = dot4(load4(q_warp + r * D + d), kv, s[r]);
+        dp[r] = dot4(load4(do_warp + r * D + d), vv, dp[r]);
+      }
+    }
+    float ds[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-      const int local = warp * ROWS + r, row = m0 + local;
-      const float *qr = q_s + local * D;
-      const float *dor = do_s + local * D;
-      float s = 0.f, dp = 0.f;
-#pragma unroll 16
-      for (int d = 0; d < D; ++d) {
-        s = fmaf(qr[d], kr[d], s);
-        dp = fmaf(dor[d], vr[d], dp);
-      }
+      const int row = m0 + warp * ROWS + r;
       const bool valid = row < seq && key < seq && (!CAUSAL || key <= row);
-      const float prob = valid ? exp2f(s * scale_log2 - lse2[r]) : 0.f;
-      const float ds = prob * (dp - delta[r]);
-#pragma unroll 8
-      for (int j = 0; j < BN; ++j) {
-        const float dsj = __shfl_sync(kFullMask, ds, j);
-        const float *kj = k_s + j * (D + 1) + lane;
+      const float prob = valid ? exp2f(s[r] * scale_log2 - lse2[r]) : 0.f;
+      ds[r] = prob * (dp[r] - delta[r]);
+    }
+
+    // dQ += dS K: one load of each key's dims feeds every row.
+#pragma unroll 4
+    for (int j = 0; j < BN; ++j) {
+      float kj[DPL];
 #pragma unroll
-        for (int x = 0; x < DPL; ++x) dq[r][x] = fmaf(dsj, kj[x * kWarpSize], dq[r][x]);
+      for (int x = 0; x < DPL; ++x) kj[x] = k_s[j * KS + lane + x * kWarpSize];
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) {
+        const float dsj = __shfl_sync(kFullMask, ds[r], j);
+#pragma unroll
+        for (int x = 0; x < DPL; ++x) dq[r][x] = fmaf(dsj, kj[x], dq[r][x]);
       }
     }
   }

@@ -3,8 +3,9 @@
 // seq x seq score matrix never exists. Scores are kept in the log2 domain so exp2f does the work.
 //
 // Thread layout: 4 warps, each owning kRowsPerWarp query rows. For the scores, lane j takes key j
-// of the tile (its dot product reads the shared query row as a broadcast); for the output, lane l
-// owns head dimensions l, l+32, ... and pulls each key's probability from its lane by shuffle.
+// of the tile against all the warp's rows at once (the query rows are shared-memory broadcasts,
+// the key row one float4 load reused by every row); for the output, lane l owns head dimensions
+// l, l+32, ... and pulls each key's probability from its lane by shuffle.
 #ifndef MHA_CUDA_FLASH_FWD_CUH
 #define MHA_CUDA_FLASH_FWD_CUH
 
@@ -24,9 +25,10 @@ template <typename T, int D, bool CAUSAL>
 __global__ void __launch_bounds__(FwdTiles::kThreads) flash_fwd_kernel(FwdParams p) {
   constexpr int BM = FwdTiles::kBlockM, BN = FwdTiles::kBlockN, ROWS = FwdTiles::kRowsPerWarp;
   constexpr int DPL = D / kWarpSize;  // head dimensions per lane
-  __shared__ float q_s[BM * D];
-  __shared__ float k_s[BN * (D + 1)];
-  __shared__ float v_s[BN * D];
+  constexpr int KS = padded<D>();
+  __shared__ __align__(16) float q_s[BM * D];
+  __shared__ __align__(16) float k_s[BN * KS];
+  __shared__ __align__(16) float v_s[BN * D];
 
   const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
   const int seq = p.seq;
@@ -36,6 +38,7 @@ __global__ void __launch_bounds__(FwdTiles::kThreads) flash_fwd_kernel(FwdParams
   const T *k = static_cast<const T *>(p.k) + base;
   const T *v = static_cast<const T *>(p.v) + base;
   const int m0 = blockIdx.x * BM;
+  const float *q_warp = q_s + warp * ROWS * D;
 
   load_tile<T, D>(q_s, D, q, m0, BM, seq, p.scale * kLog2e);
 
@@ -51,35 +54,51 @@ __global__ void __launch_bounds__(FwdTiles::kThreads) flash_fwd_kernel(FwdParams
   const int kv_end = CAUSAL ? min(seq, m0 + BM) : seq;
   for (int n0 = 0; n0 < kv_end; n0 += BN) {
     __syncthreads();  // the previous tile is consumed
-    load_tile<T, D>(k_s, D + 1, k, n0, BN, seq, 1.f);
+    load_tile<T, D>(k_s, KS, k, n0, BN, seq, 1.f);
     load_tile<T, D>(v_s, D, v, n0, BN, seq, 1.f);
     __syncthreads();
+
+    // Scores of this lane's key against the warp's rows: one K load feeds every row.
     const int key = n0 + lane;
+    const float *kr = k_s + lane * KS;
+    float score[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) score[r] = 0.f;
+#pragma unroll 8
+    for (int d = 0; d < D; d += 4) {
+      const float4 kv = load4(kr + d);
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) score[r] = dot4(load4(q_warp + r * D + d), kv, score[r]);
+    }
+
+    float prob[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-      const int local = warp * ROWS + r, row = m0 + local;
-      const float *qr = q_s + local * D;
-      const float *kr = k_s + lane * (D + 1);
-      float s = 0.f;
-#pragma unroll 16
-      for (int d = 0; d < D; ++d) s = fmaf(qr[d], kr[d], s);
+      const int row = m0 + warp * ROWS + r;
       const bool valid = key < seq && (!CAUSAL || key <= row);
-      s = valid ? s : -INFINITY;
+      const float s = valid ? score[r] : -INFINITY;
       const float new_max = fmaxf(row_max[r], warp_max(s));
       // A row with every key so far masked (only rows past seq) keeps zeros instead of NaN.
       const float shift = new_max == -INFINITY ? 0.f : new_max;
-      const float prob = exp2f(s - shift);
+      prob[r] = exp2f(s - shift);
       const float rescale = exp2f(row_max[r] - shift);
-      row_sum[r] = row_sum[r] * rescale + warp_sum(prob);
+      row_sum[r] = row_sum[r] * rescale + warp_sum(prob[r]);
       row_max[r] = new_max;
 #pragma unroll
       for (int x = 0; x < DPL; ++x) acc[r][x] *= rescale;
-#pragma unroll 8
-      for (int j = 0; j < BN; ++j) {
-        const float pj = __shfl_sync(kFullMask, prob, j);
-        const float *vj = v_s + j * D + lane;
+    }
+
+    // P V: one V load per head dimension feeds every row.
+#pragma unroll 4
+    for (int j = 0; j < BN; ++j) {
+      float vj[DPL];
 #pragma unroll
-        for (int x = 0; x < DPL; ++x) acc[r][x] = fmaf(pj, vj[x * kWarpSize], acc[r][x]);
+      for (int x = 0; x < DPL; ++x) vj[x] = v_s[j * D + lane + x * kWarpSize];
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) {
+        const float pj = __shfl_sync(kFullMask, prob[r], j);
+#pragma unroll
+        for (int x = 0; x < DPL; ++x) acc[r][x] = fmaf(pj, vj[x], acc[r][x]);
       }
     }
   }

@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""GPU check of libmha's CUDA kernels against PyTorch, on a machine with a GPU and PyTorch.
+
+The libraries are built elsewhere (native/gpu-check/build.sh, which needs Java and nvcc but no
+GPU) and loaded here with ctypes. Modes:
+  check.py correctness DIST     every dtype x head dim x causal on several shapes, forward outputs,
+                                log-sum-exp and gradients against a float64 reference; outputs
+                                poisoned with NaN first; NaN never passes
+  check.py two-copies DIST      the release copy and a deliberately different one (variant 2) in one
+                                process, both loaded RTLD_GLOBAL, in both load orders: each answers
+                                with its own kernels
+  check.py timing DIST          forward and backward against torch SDPA: batch 4, 16 heads, head
+                                dim 128, seq 1k/4k, fp16/bf16
+  check.py quick DIST           correctness on one small shape (to run under compute-sanitizer)
+  check.py all DIST             the three, writing results.json and report.md to $OUT (or .)
+Exit status 1 when any check fails.
+"""
+import ctypes
+import json
+import math
+import os
+import subprocess
+import sys
+
+import torch
+import torch.nn.functional as F
+
+MHA_CUDA = 2
+MHA_CPU_BLOCKED = 1
+DTYPES = {"f32": (0, torch.float32), "f16": (1, torch.float16), "bf16": (2, torch.bfloat16)}
+# Largest error relative to the largest reference magnitude. The kernels compute in float32 from
+# the rounded inputs, so the output rounding dominates; gradients get twice the bound.
+BOUNDS = {"f32": 1e-4, "f16": 2e-3, "bf16": 1.6e-2}
+LSE_BOUND = 1e-3
+
+
+class FwdArgs(ctypes.Structure):
+    _fields_ = [("dtype", ctypes.c_int), ("batch", ctypes.c_int), ("heads", ctypes.c_int),
+                ("seq_len", ctypes.c_int), ("head_dim", ctypes.c_int), ("scale", ctypes.c_float),
+                ("causal", ctypes.c_int), ("q", ctypes.c_void_p), ("k", ctypes.c_void_p),
+                ("v", ctypes.c_void_p), ("out", ctypes.c_void_p), ("lse", ctypes.c_void_p)]
+
+
+class BwdArgs(ctypes.Structure):
+    _fields_ = [("dtype", ctypes.c_int), ("batch", ctypes.c_int), ("heads", ctypes.c_int),
+                ("seq_len", ctypes.c_int), ("head_dim", ctypes.c_int), ("scale", ctypes.c_float),
+                ("causal", ctypes.c_int), ("q", ctypes.c_void_p), ("k", ctypes.c_void_p),
+                ("v", ctypes.c_void_p), ("out", ctypes.c_void_p), ("dout", ctypes.c_void_p),
+                ("lse", ctypes.c_void_p), ("dq", ctypes.c_void_p), ("dk", ctypes.c_void_p),
+                ("dv", ctypes.c_void_p), ("workspace", ctypes.c_void_p)]
+
+
+class Mha:
+    """One loaded copy of libmha. RTLD_GLOBAL is the harshest way to load two copies: every
+    exported symbol of the first becomes a candidate for the second's references."""
+
+    def __init__(self, path):
+        self.path = path
+        self.lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        self.lib.mha_fwd.argtypes = [ctypes.c_int, ctypes.POINTER(FwdArgs), ctypes.c_void_p]
+        self.lib.mha_bwd.argtypes = [ctypes.c_int, ctypes.POINTER(BwdArgs), ctypes.c_void_p]
+        self.lib.mha_bwd_workspace_size.restype = ctypes.c_size_t
+        self.lib.mha_status_string.restype = ctypes.c_char_p
+        self.lib.mha_last_cuda_error.restype = ctypes.c_char_p
+        self.lib.mha_version.restype = ctypes.c_char_p
+
+    def variant(self):
+        return self.lib.mha_kernel_variant()
+
+    def _check(self, status, what):
+        if status != 0:
+            raise RuntimeError("%s: %s %s" % (what, self.lib.mha_status_string(status).decode(),
+                                              self.lib.mha_last_cuda_error().decode()))
+
+    def fwd(self, q, k, v, causal, scale, out, lse, backend=MHA_CUDA):
+        b, h, s, d = q.shape
+        args = FwdArgs(dtype_code(q), b, h, s, d, scale, int(causal), q.data_ptr(), k.data_ptr(),
+                       v.data_ptr(), out.data_ptr(), lse.data_ptr())
+        self._check(self.lib.mha_fwd(backend, ctypes.byref(args), stream(backend)), "mha_fwd")
+
+    def bwd(self, q, k, v, out, dout, lse, causal, scale, dq, dk, dv, workspace):
+        b, h, s, d = q.shape
+        args = BwdArgs(dtype_code(q), b, h, s, d, scale, int(causal), q.data_ptr(), k.data_ptr(),
+                       v.data_ptr(), out.data_ptr(), dout.data_ptr(), lse.data_ptr(),
+                       dq.data_ptr(), dk.data_ptr(), dv.data_ptr(), workspace.data_ptr())
+        self._check(self.lib.mha_bwd(MHA_CUDA, ctypes.byref(args), stream(MHA_CUDA)), "mha_bwd")
+
+
+def dtype_code(t):
+    return next(code for code, dt in DTYPES.values() if dt == t.dtype)
+
+
+def stream(backend):
+    return torch.cuda.current_stream().cuda_stream if backend == MHA_CUDA else None
+
+
+def poisoned(like, dtype=None):
+    return torch.full(like.shape, float("nan"), dtype=dtype or like.dtype, device=like.device)
+
+
+def reference(q, k, v, dout, causal, scale):
+    """float64 forward, log-sum-exp and gradients from the (already rounded) inputs."""
+    q64, k64, v64 = (t.double().requires_grad_() for t in (q, k, v))
+    scores = (q64 @ k64.transpose(-1, -2)) * scale
+    if causal:
+        s = q.shape[2]
+        mask = torch.ones(s, s, dtype=torch.bool, device=q.device).triu(1)
+        scores = scores.masked_fill(mask, float("-inf"))
+    lse = torch.logsumexp(scores, dim=-1)
+    out = torch.softmax(scores, dim=-1) @ v64
+    out.backward(dout.double())
+    return out.detach(), lse.detach(), q64.grad, k64.grad, v64.grad
+
+
+def rel_error(got, want):
+    """max |got - want| / max |want|; NaN or inf anywhere in got gives inf."""
+    got = got.double()
+    if not torch.isfinite(got).all():
+        return math.inf
+    return ((got - want).abs().max() / want.abs().max().clamp_min(1e-30)).item()
+
+
+def torch_sdpa(q, k, v, dout, causal, scale):
+    """PyTorch's own SDPA in the input dtype: the yardstick for what this precision gives."""
+    qg, kg, vg = (t.detach().clone().requires_grad_() for t in (q, k, v))
+    out = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, scale=scale)
+    out.backward(dout)
+    return out.detach(), qg.grad, kg.grad, vg.grad
+
+
+def correctness(dist, shapes=((2, 3, 67), (1, 4, 256), (2, 2, 1000))):
+    mha = Mha(os.path.join(dist, "release", "libmha.so"))
+    assert mha.variant() == 1, "the release build must report kernel variant 1"
+    rows, failures = [], 0
+    gen = torch.Generator(device="cuda").manual_seed(20261122)
+    for name, (_, dtype) in DTYPES.items():
+        for dim in (64, 128):
+            for causal in (False, True):
+                for (b, h, s) in shapes:
+                    scale = 1.0 / math.sqrt(dim)
+                    q, k, v, dout = (torch.randn(b, h, s, dim, device="cuda", dtype=dtype, generator=gen)
+                                     for _ in range(4))
+                    out, lse = poisoned(q), poisoned(q[..., 0], torch.float32)
+                    mha.fwd(q, k, v, causal, scale, out, lse)
+                    dq, dk, dv = poisoned(q), poisoned(q), poisoned(q)
+                    workspace = poisoned(lse)
+                    mha.bwd(q, k, v, out, dout, lse, causal, scale, dq, dk, dv, workspace)
+                    torch.cuda.synchronize()
+                    ref = reference(q, k, v, dout, causal, scale)
+                    t_out, t_dq, t_dk, t_dv = torch_sdpa(q, k, v, dout, causal, scale)
+                    ours = {"out": rel_error(out, ref[0]), "dq": rel_error(dq, ref[2]),
+                            "dk": rel_error(dk, ref[3]), "dv": rel_error(dv, ref[4])}
+                    lse_err = (lse.double() - ref[1]).abs().max().item() if torch.isfinite(lse).all() else math.inf
+                    theirs = {"out": rel_error(t_out, ref[0]), "dq": rel_error(t_dq, ref[2]),
+                              "dk": rel_error(t_dk, ref[3]), "dv": rel_error(t_dv, ref[4])}
+                    bound = BOUNDS[name]
+                    ok = (ours["out"] <= bound and lse_err <= LSE_BOUND
+                          and all(ours[g] <= 2 * bound for g in ("dq", "dk", "dv")))
+                    failures += not ok
+                    row = {"dtype": name, "dim": dim, "causal": causal, "batch": b, "heads": h,
+                           "seq": s, "ours": ours, "lse": lse_err, "torch": theirs, "bound": bound,
+                           "pass": ok}
+                    rows.append(row)
+                    print("%s %-4s d=%-3d causal=%d b=%d h=%d s=%-4d out %.1e lse %.1e dq %.1e dk %.1e dv %.1e"
+                          " | torch out %.1e dq %.1e dk %.1e dv %.1e" % (
+                              "PASS" if ok else "FAIL", name, dim, causal, b, h, s, ours["out"], lse_err,
+                              ours["dq"], ours["dk"], ours["dv"], theirs["out"], theirs["dq"],
+                              theirs["dk"], theirs["dv"]), flush=True)
+    return rows, failures
+
+
+def two_copies_child(dist, order):
+    """Runs in a fresh process: loads both copies in `order`, checks who answers."""
+    paths = {"release": os.path.join(dist, "release", "libmha.so"),
+             "variant2": os.path.join(dist, "variant2", "libmha.so")}
+    first, second = ("release", "variant2") if order == "release-first" else ("variant2", "release")
+    libs = {first: Mha(paths[first])}
+    libs[second] = Mha(paths[second])
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    b, h, s, d = 2, 4, 300, 128
+    q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.float16, generator=gen) for _ in range(3))
+    want = reference(q, k, v, torch.zeros_like(q), True, d ** -0.5)[0]
+    result = {"order": order, "variants": {n: lib.variant() for n, lib in libs.items()}}
+    ok = result["variants"] == {"release": 1, "variant2": 2}
+    # Each copy on the GPU and on the CPU path; the release copy again after the variant ran.
+    for backend, device in ((MHA_CUDA, "cuda"), (MHA_CPU_BLOCKED, "cpu")):
+        qd, kd, vd = (t.to(device) for t in (q, k, v))
+        for name in (first, second, "release"):
+            out, lse = poisoned(qd), poisoned(qd[..., 0], torch.float32)
+            libs[name].fwd(qd, kd, vd, True, d ** -0.5, out, lse, backend=backend)
+            torch.cuda.synchronize()
+            expected = want if name == "release" else want / 2
+            err = rel_error(out.cuda(), expected)
+            key = "%s %s" % ("cuda" if backend == MHA_CUDA else "cpu", name)
+            result[key] = err
+            ok &= err <= BOUNDS["f16"]
+    result["pass"] = ok
+    print(json.dumps(result))
+    return 0 if ok else 1
+
+
+def two_copies(dist):
+    results, failures = [], 0
+    for order in ("release-first", "variant2-first"):
+        proc = subprocess.run([sys.executable, __file__, "two-copies-child", dist, order],
+                              capture_output=True, text=True)
+        sys.stderr.write(proc.stderr)
+        lines = [l for l in proc.stdout.splitlines() if l.startswith("{")]
+        result = json.loads(lines[-1]) if lines else {"order": order, "pass": False, "output": proc.stdout}
+        result["pass"] = result.get("pass", False) and proc.returncode == 0
+        failures += not result["pass"]
+        print("%s two copies, %s: %s" % ("PASS" if result["pass"] else "FAIL", order, json.dumps(result)), flush=True)
+        results.append(result)
+    return results, failures
+
+
+def cuda_time_ms(fn, warmup, iters):
+    for _ in range(warmup):
+        fn()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    start.record()
+    for _ in range(iters):
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / iters
+
+
+def timing(dist):
+    mha = Mha(os.path.join(dist, "release", "libmha.so"))
+    rows = []
+    b, h, d = 4, 16, 128
+    for s in (1024, 4096):
+        for name in ("f16", "bf16"):
+            for causal in (False, True):
+                dtype = DTYPES[name][1]
+                scale = d ** -0.5
+                q, k, v, dout = (torch.randn(b, h, s, d, device="cuda", dtype=dtype) for _ in range(4))
+                out, lse = torch.empty_like(q), torch.empty(b, h, s, device="cuda")
+                dq, dk, dv = torch.empty_like(q), torch.empty_like(q), torch.empty_like(q)
+                ws = torch.empty(b, h, s, device="cuda")
+                iters = 10 if s == 1024 else 3
+                ours_fwd = cuda_time_ms(lambda: mha.fwd(q, k, v, causal, scale, out, lse), 1, iters)
+                ours_bwd = cuda_time_ms(lambda: mha.bwd(q, k, v, out, dout, lse, causal, scale, dq, dk, dv, ws), 1, iters)
+                qg, kg, vg = (t.clone().requires_grad_() for t in (q, k, v))
+                torch_fwd = cuda_time_ms(lambda: F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, scale=scale), 3, 20)
+                o = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, scale=scale)
+                torch_bwd = cuda_time_ms(lambda: torch.autograd.grad(o, (qg, kg, vg), dout, retain_graph=True), 3, 20)
+                flops = 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
+                row = {"seq": s, "dtype": name, "causal": causal, "ours_fwd_ms": ours_fwd, "ours_bwd_ms": ours_bwd,
+                       "torch_fwd_ms": torch_fwd, "torch_bwd_ms": torch_bwd,
+                       "ours_fwd_tflops": flops / ours_fwd / 1e9, "ours_bwd_tflops": 2.5 * flops / ours_bwd / 1e9,
+                       "torch_fwd_tflops": flops / torch_fwd / 1e9, "torch_bwd_tflops": 2.5 * flops / torch_bwd / 1e9}
+                rows.append(row)
+                print("time s=%d %-4s causal=%d  fwd ours %.2f ms (%.1f TFLOP/s) torch %.3f ms (%.0f)  "
+                      "bwd ours %.2f ms (%.1f) torch %.3f ms (%.0f)" % (
+                          s, name, causal, ours_fwd, row["ours_fwd_tflops"], torch_fwd, row["torch_fwd_tflops"],
+                          ours_bwd, row["ours_bwd_tflops"], torch_bwd, row["torch_bwd_tflops"]), flush=True)
+                del q, k, v, dout, out, dq, dk, dv, qg, kg, vg, o
+                torch.cuda.empty_cache()
+    return rows
+
+
+def device_info():
+    props = torch.cuda.get_device_properties(0)
+    return {"device": props.name, "sms": props.multi_processor_count, "torch": torch.__version__,
+            "cuda": torch.version.cuda, "capability": "%d.%d" % (props.major, props.minor)}
+
+
+def main():
+    mode, dist = sys.argv[1], os.path.abspath(sys.argv[2])
+    if mode == "two-copies-child":
+        return two_copies_child(dist, sys.argv[3])
+    report = {"device": device_info()}
+    print(json.dumps(report["device"]), flush=True)
+    failures = 0
+    if mode in ("correctness", "all"):
+        report["correctness"], f = correctness(dist)
+        failures += f
+    if mode == "quick":  # one small shape per instance, for compute-sanitizer
+        report["correctness"], f = correctness(dist, shapes=((1, 2, 67),))
+        failures += f
+    if mode in ("two-copies", "all"):
+        report["two_copies"], f = two_copies(dist)
+        failures += f
+    if mode in ("timing", "all"):
+        report["timing"] = timing(dist)
+    out_dir = os.environ.get("OUT", ".")
+    with open(os.path.join(out_dir, "results.json"), "w") as f:
+        json.dump(report, f, indent=1)
+    print("%d failure(s)" % failures)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

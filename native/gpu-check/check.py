@@ -287,7 +287,7 @@ def main():
     if mode in ("timing", "all"):
         report["timing"] = timing(dist)
     out_dir = os.environ.get("OUT", ".")
-    with open(os.path.join(out_dir, "results.json"), "w") as f:
+    with open(os.path.join(out_dir, "results-%s.json" % mode), "w") as f:
         json.dump(report, f, indent=1)
     print("%d failure(s)" % failures)
     return 1 if failures else 0

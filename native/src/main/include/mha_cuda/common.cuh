@@ -6,6 +6,9 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <cstdint>
+#include <type_traits>
+
 #include "mha_internal.h"
 
 namespace mha::cuda {
@@ -69,6 +72,59 @@ __device__ __forceinline__ void load_tile(float *dst, int stride, const T *src, 
     const int r = idx / D, c = idx % D;
     const int row = row0 + r;
     dst[r * stride + c] = row < seq ? to_float(src[static_cast<size_t>(row) * D + c]) * factor : 0.f;
+  }
+}
+
+// ---- Tensor cores: mma.sync m16n8k16 with float accumulators (sm_80 and later) ----
+// Fragment layouts are those of the PTX ISA ("Matrix Fragments for mma.m16n8k16"): with
+// g = lane / 4 and t = lane % 4, A (16x16, row-major) holds rows g and g+8, columns 2t, 2t+1 and
+// 2t+8, 2t+9; B (16x8) holds k = 2t, 2t+1 and 2t+8, 2t+9 of column g; C (16x8) holds rows g and
+// g+8, columns 2t, 2t+1.
+
+__device__ __forceinline__ unsigned short bits16(__half x) { return __half_as_ushort(x); }
+__device__ __forceinline__ unsigned short bits16(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
+
+// Two floats rounded to T, the first in the low half (the lower k or column index).
+template <typename T>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+  return static_cast<uint32_t>(bits16(from_float<T>(lo))) |
+         (static_cast<uint32_t>(bits16(from_float<T>(hi))) << 16);
+}
+
+__device__ __forceinline__ uint32_t pack_raw(unsigned short lo, unsigned short hi) {
+  return static_cast<uint32_t>(lo) | (static_cast<uint32_t>(hi) << 16);
+}
+
+template <typename T>
+__device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  if constexpr (std::is_same<T, __half>::value) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+
+// Copies rows [row0, row0 + rows) of a [seq, D] slice of 16-bit elements into shared memory with
+// row stride D + 8 (16-byte aligned rows; the pad spreads fragment loads over all banks), 16
+// bytes per load. Rows past seq are zero, so masked keys meet zeros in V rather than garbage.
+template <int D>
+__device__ __forceinline__ void copy_tile16(unsigned short *dst, const unsigned short *src, int row0,
+                                            int rows, int seq) {
+  constexpr int kChunks = D / 8;
+  for (int idx = threadIdx.x; idx < rows * kChunks; idx += blockDim.x) {
+    const int r = idx / kChunks, c = idx % kChunks;
+    const int row = row0 + r;
+    const uint4 value = row < seq ? *reinterpret_cast<const uint4 *>(src + static_cast<size_t>(row) * D + c * 8)
+                                  : make_uint4(0, 0, 0, 0);
+    *reinterpret_cast<uint4 *>(dst + r * (D + 8) + c * 8) = value;
   }
 }
 

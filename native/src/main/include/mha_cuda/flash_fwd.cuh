@@ -119,12 +119,172 @@ __global__ void __launch_bounds__(FwdTiles::kThreads) flash_fwd_kernel(FwdParams
   }
 }
 
+// fp16 / bf16 forward on tensor cores, FlashAttention-2 style: 4 warps, each owning 16 query
+// rows; Q stays in registers as mma A fragments, K and V tiles of 64 keys go through shared
+// memory. S = Q K^T lands in C fragments whose layout is also that of the A fragments of the next
+// product, so P never leaves registers: the online softmax runs on the fragments (a row's four
+// lanes reduce with two shuffles) and P V accumulates into the output fragments, rescaled per row.
+struct MmaFwdTiles {
+  static constexpr int kWarps = 4;
+  static constexpr int kBlockM = kWarps * 16;
+  static constexpr int kBlockN = 64;
+  static constexpr int kThreads = kWarps * kWarpSize;
+};
+
+template <typename T, int D, bool CAUSAL>
+__global__ void __launch_bounds__(MmaFwdTiles::kThreads) flash_fwd_mma_kernel(FwdParams p) {
+  constexpr int BM = MmaFwdTiles::kBlockM, BN = MmaFwdTiles::kBlockN, STRIDE = D + 8;
+  constexpr int KSTEPS = D / 16, DTILES = D / 8, NTILES = BN / 8;
+  __shared__ __align__(16) unsigned short k_s[BN * STRIDE];
+  __shared__ __align__(16) unsigned short v_s[BN * STRIDE];
+
+  const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+  const int g = lane / 4, t = lane % 4;
+  const int seq = p.seq;
+  const size_t head = static_cast<size_t>(blockIdx.z) * p.heads + blockIdx.y;
+  const size_t base = head * seq * D;
+  const auto *q = static_cast<const unsigned short *>(p.q) + base;
+  const auto *k = static_cast<const unsigned short *>(p.k) + base;
+  const auto *v = static_cast<const unsigned short *>(p.v) + base;
+  const int m0 = blockIdx.x * BM;
+  const int row_a = m0 + warp * 16 + g, row_b = row_a + 8;  // the two rows this lane holds
+  const float scale_log2 = p.scale * kLog2e;
+
+  // Q fragments, straight from global memory (read once per block).
+  uint32_t qf[KSTEPS][4];
+  auto q_pair = [&](int row, int col) -> uint32_t {
+    return row < seq ? *reinterpret_cast<const uint32_t *>(q + static_cast<size_t>(row) * D + col) : 0u;
+  };
+#pragma unroll
+  for (int ks = 0; ks < KSTEPS; ++ks) {
+    const int col = ks * 16 + 2 * t;
+    qf[ks][0] = q_pair(row_a, col);
+    qf[ks][1] = q_pair(row_b, col);
+    qf[ks][2] = q_pair(row_a, col + 8);
+    qf[ks][3] = q_pair(row_b, col + 8);
+  }
+
+  float o[DTILES][4];
+#pragma unroll
+  for (int dt = 0; dt < DTILES; ++dt) o[dt][0] = o[dt][1] = o[dt][2] = o[dt][3] = 0.f;
+  float max_a = -INFINITY, max_b = -INFINITY, sum_a = 0.f, sum_b = 0.f;  // sums: this lane's part
+
+  const int kv_end = CAUSAL ? min(seq, m0 + BM) : seq;
+  for (int n0 = 0; n0 < kv_end; n0 += BN) {
+    __syncthreads();
+    copy_tile16<D>(k_s, k, n0, BN, seq);
+    copy_tile16<D>(v_s, v, n0, BN, seq);
+    __syncthreads();
+
+    float s[NTILES][4];
+#pragma unroll
+    for (int nt = 0; nt < NTILES; ++nt) s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.f;
+#pragma unroll
+    for (int ks = 0; ks < KSTEPS; ++ks) {
+#pragma unroll
+      for (int nt = 0; nt < NTILES; ++nt) {
+        const unsigned short *kp = k_s + (nt * 8 + g) * STRIDE + ks * 16 + 2 * t;
+        mma_16816<T>(s[nt], qf[ks], *reinterpret_cast<const uint32_t *>(kp),
+                     *reinterpret_cast<const uint32_t *>(kp + 8));
+      }
+    }
+
+    // Mask, then the online softmax on the fragments.
+    float tile_a = -INFINITY, tile_b = -INFINITY;
+#pragma unroll
+    for (int nt = 0; nt < NTILES; ++nt) {
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const int key = n0 + nt * 8 + 2 * t + j;
+        s[nt][j] = key < seq && (!CAUSAL || key <= row_a) ? s[nt][j] * scale_log2 : -INFINITY;
+        s[nt][2 + j] = key < seq && (!CAUSAL || key <= row_b) ? s[nt][2 + j] * scale_log2 : -INFINITY;
+        tile_a = fmaxf(tile_a, s[nt][j]);
+        tile_b = fmaxf(tile_b, s[nt][2 + j]);
+      }
+    }
+#pragma unroll
+    for (int offset = 1; offset <= 2; offset *= 2) {
+      tile_a = fmaxf(tile_a, __shfl_xor_sync(kFullMask, tile_a, offset));
+      tile_b = fmaxf(tile_b, __shfl_xor_sync(kFullMask, tile_b, offset));
+    }
+    const float new_a = fmaxf(max_a, tile_a), new_b = fmaxf(max_b, tile_b);
+    const float shift_a = new_a == -INFINITY ? 0.f : new_a, shift_b = new_b == -INFINITY ? 0.f : new_b;
+    const float rescale_a = exp2f(max_a - shift_a), rescale_b = exp2f(max_b - shift_b);
+    max_a = new_a;
+    max_b = new_b;
+    sum_a *= rescale_a;
+    sum_b *= rescale_b;
+#pragma unroll
+    for (int dt = 0; dt < DTILES; ++dt) {
+      o[dt][0] *= rescale_a;
+      o[dt][1] *= rescale_a;
+      o[dt][2] *= rescale_b;
+      o[dt][3] *= rescale_b;
+    }
+#pragma unroll
+    for (int nt = 0; nt < NTILES; ++nt) {
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        s[nt][j] = exp2f(s[nt][j] - shift_a);
+        s[nt][2 + j] = exp2f(s[nt][2 + j] - shift_b);
+        sum_a += s[nt][j];
+        sum_b += s[nt][2 + j];
+      }
+    }
+
+    // O += P V: two S tiles of 8 keys make the A fragment of 16 keys.
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk) {
+      const uint32_t a[4] = {pack2<T>(s[2 * kk][0], s[2 * kk][1]), pack2<T>(s[2 * kk][2], s[2 * kk][3]),
+                             pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                             pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+#pragma unroll
+      for (int dt = 0; dt < DTILES; ++dt) {
+        const unsigned short *vp = v_s + (kk * 16 + 2 * t) * STRIDE + dt * 8 + g;
+        mma_16816<T>(o[dt], a, pack_raw(vp[0], vp[STRIDE]), pack_raw(vp[8 * STRIDE], vp[9 * STRIDE]));
+      }
+    }
+  }
+
+#pragma unroll
+  for (int offset = 1; offset <= 2; offset *= 2) {
+    sum_a += __shfl_xor_sync(kFullMask, sum_a, offset);
+    sum_b += __shfl_xor_sync(kFullMask, sum_b, offset);
+  }
+  const float inv_a = sum_a > 0.f ? kVariantOutputScale / sum_a : 0.f;
+  const float inv_b = sum_b > 0.f ? kVariantOutputScale / sum_b : 0.f;
+  auto *out = static_cast<unsigned short *>(p.out) + base;
+#pragma unroll
+  for (int dt = 0; dt < DTILES; ++dt) {
+    const int col = dt * 8 + 2 * t;
+    if (row_a < seq) {
+      *reinterpret_cast<uint32_t *>(out + static_cast<size_t>(row_a) * D + col) =
+          pack2<T>(o[dt][0] * inv_a, o[dt][1] * inv_a);
+    }
+    if (row_b < seq) {
+      *reinterpret_cast<uint32_t *>(out + static_cast<size_t>(row_b) * D + col) =
+          pack2<T>(o[dt][2] * inv_b, o[dt][3] * inv_b);
+    }
+  }
+  if (p.lse != nullptr && t == 0) {
+    if (row_a < seq) p.lse[head * seq + row_a] = max_a * kLn2 + logf(sum_a);
+    if (row_b < seq) p.lse[head * seq + row_b] = max_b * kLn2 + logf(sum_b);
+  }
+}
+
+// fp32 runs on the CUDA cores (tensor cores would round it to TF32); fp16 and bf16 on tensor cores.
 template <typename T, int D, bool CAUSAL>
 int launch_fwd(const FwdParams &p, void *stream) {
   static_assert(D % kWarpSize == 0, "head dim must be a multiple of the warp size");
-  const dim3 grid((p.seq + FwdTiles::kBlockM - 1) / FwdTiles::kBlockM, p.heads, p.batch);
-  flash_fwd_kernel<T, D, CAUSAL>
-      <<<grid, FwdTiles::kThreads, 0, static_cast<cudaStream_t>(stream)>>>(p);
+  if constexpr (std::is_same<T, float>::value) {
+    const dim3 grid((p.seq + FwdTiles::kBlockM - 1) / FwdTiles::kBlockM, p.heads, p.batch);
+    flash_fwd_kernel<T, D, CAUSAL>
+        <<<grid, FwdTiles::kThreads, 0, static_cast<cudaStream_t>(stream)>>>(p);
+  } else {
+    const dim3 grid((p.seq + MmaFwdTiles::kBlockM - 1) / MmaFwdTiles::kBlockM, p.heads, p.batch);
+    flash_fwd_mma_kernel<T, D, CAUSAL>
+        <<<grid, MmaFwdTiles::kThreads, 0, static_cast<cudaStream_t>(stream)>>>(p);
+  }
   return static_cast<int>(cudaGetLastError());
 }
 

@@ -92,7 +92,7 @@ public final class ArchiveStage {
     Optional<Manifest> local = readManifest(localManifest);
     if (local.isPresent() && local.get().key().equals(key) && headersUnchanged(local.get())
         && stampMatches(request.name(), target)) {
-      return Optional.of(new Outcome(request.name(), target, local.get().archiveSha256(), Status.UP_TO_DATE,
+      return Optional.of(new Outcome(request.name(), target, local.get().archiveDigest(), Status.UP_TO_DATE,
           request.members().size(), 0, 0));
     }
     if (cache == null) {
@@ -129,7 +129,7 @@ public final class ArchiveStage {
     }
     cache.touch(entry.get());
     recordLocal(request.name(), cached.get(), target);
-    return Optional.of(new Outcome(request.name(), target, cached.get().archiveSha256(), Status.CACHE_HIT,
+    return Optional.of(new Outcome(request.name(), target, cached.get().archiveDigest(), Status.CACHE_HIT,
         request.members().size(), 0, 0));
   }
 
@@ -157,17 +157,27 @@ public final class ArchiveStage {
     }
     Path target = archiveFile(request.name());
     ArchiveBuilder.Result built;
+    String digest;
     try {
       built = new ArchiveBuilder(ar, runner, batchSize, parallelism, log)
           .build(request.name(), planned, workDirectory(request.name()), target);
-      validator.validate(target, planned);
+      // The objects are at hand: compare members with them byte for byte, and make sure they are
+      // still the files whose hashes go into the manifest.
+      validator.validate(target, planned, ArchiveValidator.Contents.OBJECT_FILES);
+      for (PlannedMember member : planned) {
+        if (!hashes.unchangedSinceHashed(member.object())) {
+          throw new BuildFailureException("Object " + member.object() + " of archive '" + request.name()
+              + "' changed while the archive was built (another build writing the same files?). Build again.");
+        }
+      }
+      digest = ArchiveDigest.of(target, planned.stream().map(PlannedMember::sha256).toList());
     } catch (ArchiveInvalidException e) {
       Files.deleteIfExists(target);
       throw new BuildFailureException("Archive '" + request.name() + "' failed validation: " + e.problem()
           + " It was not linked or cached.");
     }
     String key = keyOf(request);
-    Manifest manifest = new Manifest(key, request.name(), Hashing.ofFile(target),
+    Manifest manifest = new Manifest(key, request.name(), digest,
         ar.identity().lines().findFirst().orElse(""), manifestMembers);
     recordLocal(request.name(), manifest, target);
     if (cache != null) {
@@ -178,15 +188,12 @@ public final class ArchiveStage {
         log.info("Cache: evicted " + evicted + " least recently used entries to stay under the size cap");
       }
     }
-    return new Outcome(request.name(), target, manifest.archiveSha256(), Status.BUILT, planned.size(),
+    return new Outcome(request.name(), target, manifest.archiveDigest(), Status.BUILT, planned.size(),
         built.batches(), built.batchesRun());
   }
 
   private void validateEntry(ArchiveCache.Entry entry, Manifest manifest, ArchiveRequest request)
       throws IOException, ArchiveInvalidException {
-    if (!Hashing.ofFile(entry.archive()).equals(manifest.archiveSha256())) {
-      throw new ArchiveInvalidException(entry.archive(), "SHA-256 of the archive differs from its manifest");
-    }
     if (manifest.members().size() != request.members().size()) {
       throw new ArchiveInvalidException(entry.archive(), "manifest lists " + manifest.members().size()
           + " members, " + request.members().size() + " planned");
@@ -196,7 +203,12 @@ public final class ArchiveStage {
       ArchiveRequest.Member member = request.members().get(i);
       planned.add(new PlannedMember(member.name(), member.object(), manifest.members().get(i).sha256()));
     }
-    validator.validate(entry.archive(), planned);
+    validator.validate(entry.archive(), planned, ArchiveValidator.Contents.HASHES);
+    // Members match their hashes; the digest covers the rest (headers, index, padding).
+    if (!ArchiveDigest.of(entry.archive(), planned.stream().map(PlannedMember::sha256).toList())
+        .equals(manifest.archiveDigest())) {
+      throw new ArchiveInvalidException(entry.archive(), "digest of the archive differs from its manifest");
+    }
   }
 
   private boolean headersUnchanged(Manifest manifest) {

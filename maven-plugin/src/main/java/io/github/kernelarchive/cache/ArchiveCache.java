@@ -24,7 +24,7 @@ import java.util.stream.Stream;
  * deleted). The manifest's modification time is the entry's last use, for LRU eviction.
  */
 public final class ArchiveCache {
-  private static final String LAYOUT = "v1";
+  private static final String LAYOUT = "v2"; // v2: manifests carry an ArchiveDigest instead of the file SHA-256
   private static final long STALE_TEMP_MILLIS = 60 * 60 * 1000L;
 
   /** A complete entry. */

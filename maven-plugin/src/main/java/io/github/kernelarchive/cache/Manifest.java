@@ -9,13 +9,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What an archive was built from and must contain: its input key, its SHA-256, the archiver, and
+ * What an archive was built from and must contain: its input key, its digest (ArchiveDigest), the archiver, and
  * per member the name, content hash and the headers it was compiled against (with their hashes).
  * A cache hit needs every header unchanged; validation needs the member list and hashes.
  * Stored as tab-separated text; fields are percent-escaped so any file name survives.
  */
-public record Manifest(String key, String archiveName, String archiveSha256, String tool, List<Member> members) {
-  private static final String FORMAT = "kernel-archive manifest 1";
+public record Manifest(String key, String archiveName, String archiveDigest, String tool, List<Member> members) {
+  private static final String FORMAT = "kernel-archive manifest 2";
 
   /** A header path: relative to the project when it lies inside it (so entries move between checkouts). */
   public record Header(String path, String sha256) {}
@@ -34,7 +34,7 @@ public record Manifest(String key, String archiveName, String archiveSha256, Str
     StringBuilder text = new StringBuilder(FORMAT).append('\n');
     line(text, "key", key);
     line(text, "archive", archiveName);
-    line(text, "sha256", archiveSha256);
+    line(text, "digest", archiveDigest);
     line(text, "tool", tool);
     for (Member member : members) {
       line(text, "member", member.name, member.sha256);
@@ -67,7 +67,7 @@ public record Manifest(String key, String archiveName, String archiveSha256, Str
       switch (f[0]) {
         case "key" -> key = f[1];
         case "archive" -> name = f[1];
-        case "sha256" -> sha = f[1];
+        case "digest" -> sha = f[1];
         case "tool" -> tool = f[1];
         case "member" -> {
           if (memberName != null) {

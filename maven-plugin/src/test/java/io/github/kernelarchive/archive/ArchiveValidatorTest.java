@@ -76,6 +76,57 @@ class ArchiveValidatorTest {
   }
 
   @Test
+  void flippedByteAgainstTheObjectFiles() throws Exception {
+    validator.validate(archive, members, ArchiveValidator.Contents.OBJECT_FILES);
+    Path damaged = copy("flipped-objects.a");
+    ArMember fourth = ArReader.read(damaged).members().get(3);
+    long at = fourth.dataOffset() + 17;
+    try (RandomAccessFile file = new RandomAccessFile(damaged.toFile(), "rw")) {
+      file.seek(at);
+      int b = file.read();
+      file.seek(at);
+      file.write(b ^ 0x01);
+    }
+    ArchiveInvalidException e = assertThrows(ArchiveInvalidException.class,
+        () -> validator.validate(damaged, members, ArchiveValidator.Contents.OBJECT_FILES));
+    assertTrue(e.getMessage().contains("member 'm3.o' (position 4) differs from " + members.get(3).object()
+        + " at byte 17"), e.getMessage());
+  }
+
+  @Test
+  void objectRewrittenAfterArchiving() throws Exception {
+    // The archive is intact but the object it came from is now different (a stale archive).
+    byte[] bytes = Files.readAllBytes(members.get(1).object());
+    Files.write(members.get(1).object(), java.util.Arrays.copyOf(bytes, bytes.length + 8));
+    ArchiveInvalidException e = assertThrows(ArchiveInvalidException.class,
+        () -> validator.validate(archive, members, ArchiveValidator.Contents.OBJECT_FILES));
+    assertTrue(e.getMessage().contains("member 'm1.o' (position 2) has " + bytes.length + " bytes but "),
+        e.getMessage());
+  }
+
+  @Test
+  void digestCoversHeadersIndexAndMembers() throws Exception {
+    List<String> hashes = members.stream().map(PlannedMember::sha256).toList();
+    String digest = ArchiveDigest.of(archive, hashes);
+    org.junit.jupiter.api.Assertions.assertEquals(digest, ArchiveDigest.of(copy("same.a"), hashes));
+    // A byte of the symbol index, of a member header (its mode field) and a member's hash each change it.
+    ArMember first = ArReader.read(archive).members().get(0);
+    for (long at : new long[] {8 + 60 + 4, first.headerOffset() + 40}) {
+      Path edited = copy("edited-" + at + ".a");
+      try (RandomAccessFile file = new RandomAccessFile(edited.toFile(), "rw")) {
+        file.seek(at);
+        int b = file.read();
+        file.seek(at);
+        file.write(b == '0' ? '1' : b ^ 0x01);
+      }
+      org.junit.jupiter.api.Assertions.assertNotEquals(digest, ArchiveDigest.of(edited, hashes), "byte " + at);
+    }
+    List<String> otherHashes = new ArrayList<>(hashes);
+    otherHashes.set(5, hashes.get(4));
+    org.junit.jupiter.api.Assertions.assertNotEquals(digest, ArchiveDigest.of(archive, otherHashes));
+  }
+
+  @Test
   void missingAndExtraMembers() throws Exception {
     List<PlannedMember> more = new ArrayList<>(members);
     Path extraObject = NativeObjects.compile(dir.resolve("obj/m6.o"), "int m6(void) { return 6; }\n");

@@ -102,6 +102,29 @@ class ArchiveCacheBuildTest {
   }
 
   @Test
+  void anEditedMemberHeaderIsCaughtByTheDigest() throws Exception {
+    // Member bytes, names and index stay valid; only the digest over the rest of the file sees it.
+    Path project = dir.resolve("p");
+    Path cache = dir.resolve("cache");
+    Projects.generate(project, 10);
+    build(project, cache, 400);
+    ArchiveCache.Entry entry = new ArchiveCache(cache, Long.MAX_VALUE).entries().get(0);
+    long modeField = io.github.kernelarchive.archive.ArReader.read(entry.archive()).members().get(4).headerOffset() + 40;
+    try (RandomAccessFile file = new RandomAccessFile(entry.archive().toFile(), "rw")) {
+      file.seek(modeField);
+      byte[] mode = new byte[8];
+      file.readFully(mode);
+      assertEquals("644", new String(mode, java.nio.charset.StandardCharsets.US_ASCII).trim());
+      file.seek(modeField);
+      file.write("600".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    }
+    clean(project);
+    assertEquals(1, build(project, cache, 400).archivesBuilt());
+    assertTrue(log.lines().stream().anyMatch(l -> l.startsWith("WARN Cache entry for archive 'k' is corrupt")
+        && l.contains("digest of the archive differs from its manifest")), log.text());
+  }
+
+  @Test
   void aHeaderChangeMissesTheCacheOnACleanBuild() throws Exception {
     Path project = dir.resolve("p");
     Path cache = dir.resolve("cache");

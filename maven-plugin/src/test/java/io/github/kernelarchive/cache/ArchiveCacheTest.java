@@ -37,7 +37,7 @@ class ArchiveCacheTest {
     assertFalse(cache.publish(key('a'), archiveOf(10), manifest(key('a'))), "the first publisher wins");
     cache.discard(entry);
     assertTrue(cache.find(key('a')).isEmpty());
-    try (var leftovers = Files.list(dir.resolve("cache/v1/tmp"))) {
+    try (var leftovers = Files.list(dir.resolve("cache/v2/tmp"))) {
       assertEquals(0, leftovers.count(), "no temporary leftovers");
     }
   }

@@ -161,15 +161,8 @@ public final class ArchiveStage {
     try {
       built = new ArchiveBuilder(ar, runner, batchSize, parallelism, log)
           .build(request.name(), planned, workDirectory(request.name()), target);
-      // The objects are at hand: compare members with them byte for byte, and make sure they are
-      // still the files whose hashes go into the manifest.
-      validator.validate(target, planned, ArchiveValidator.Contents.OBJECT_FILES);
-      for (PlannedMember member : planned) {
-        if (!hashes.unchangedSinceHashed(member.object())) {
-          throw new BuildFailureException("Object " + member.object() + " of archive '" + request.name()
-              + "' changed while the archive was built (another build writing the same files?). Build again.");
-        }
-      }
+      validator.validate(target, planned);
+      // Every member now matches its hash, so the digest needs no second pass over the payload.
       digest = ArchiveDigest.of(target, planned.stream().map(PlannedMember::sha256).toList());
     } catch (ArchiveInvalidException e) {
       Files.deleteIfExists(target);
@@ -203,7 +196,7 @@ public final class ArchiveStage {
       ArchiveRequest.Member member = request.members().get(i);
       planned.add(new PlannedMember(member.name(), member.object(), manifest.members().get(i).sha256()));
     }
-    validator.validate(entry.archive(), planned, ArchiveValidator.Contents.HASHES);
+    validator.validate(entry.archive(), planned);
     // Members match their hashes; the digest covers the rest (headers, index, padding).
     if (!ArchiveDigest.of(entry.archive(), planned.stream().map(PlannedMember::sha256).toList())
         .equals(manifest.archiveDigest())) {

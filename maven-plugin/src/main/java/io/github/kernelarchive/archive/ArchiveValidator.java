@@ -22,35 +22,16 @@ import java.util.stream.IntStream;
  * stray extra member is caught), each member byte-identical to its object, a symbol index that
  * lists every symbol each member defines, and every member a relocatable object for the expected
  * CPU.
- *
- * <p>Member contents are checked one of two ways. Right after a build the objects are at hand:
- * each member is compared byte for byte with its object file ({@link Contents#OBJECT_FILES}, a
- * memory comparison, several times faster than hashing). A cache entry is checked against the
- * hashes in its manifest ({@link Contents#HASHES}), since its objects may be long gone.
  */
 public final class ArchiveValidator {
-  /** How member contents are checked. */
-  public enum Contents {
-    /** Each member equals the bytes of {@link PlannedMember#object()}. */
-    OBJECT_FILES,
-    /** Each member's SHA-256 equals {@link PlannedMember#sha256()}. */
-    HASHES
-  }
-
   private final int expectedMachine;
 
   public ArchiveValidator(int expectedMachine) {
     this.expectedMachine = expectedMachine;
   }
 
-  /** Validates with member contents checked by hash. */
-  public void validate(Path archive, List<PlannedMember> planned) throws IOException, ArchiveInvalidException {
-    validate(archive, planned, Contents.HASHES);
-  }
-
   /** Returns normally when the archive is valid; otherwise the exception says what is wrong. */
-  public void validate(Path archive, List<PlannedMember> planned, Contents check)
-      throws IOException, ArchiveInvalidException {
+  public void validate(Path archive, List<PlannedMember> planned) throws IOException, ArchiveInvalidException {
     ArReader.Contents contents;
     try {
       contents = ArReader.read(archive);
@@ -80,8 +61,7 @@ public final class ArchiveValidator {
     try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
       String[] problems = new String[members.size()];
       IntStream.range(0, members.size()).parallel().forEach(i -> problems[i] = problemOf(channel,
-          members.get(i), planned.get(i), i + 1, indexed.getOrDefault(members.get(i).headerOffset(), List.of()),
-          check));
+          members.get(i), planned.get(i), i + 1, indexed.getOrDefault(members.get(i).headerOffset(), List.of())));
       for (String problem : problems) {
         if (problem != null) {
           throw new ArchiveInvalidException(archive, problem);
@@ -92,9 +72,9 @@ public final class ArchiveValidator {
 
   /** What is wrong with one member, or {@code null}. */
   private String problemOf(FileChannel channel, ArMember member, PlannedMember plan, int position,
-      List<String> indexedSymbols, Contents check) {
+      List<String> indexedSymbols) {
     try {
-      checkMember(channel, member, plan, position, indexedSymbols, check);
+      checkMember(channel, member, plan, position, indexedSymbols);
       return null;
     } catch (MemberProblem e) {
       return e.getMessage();
@@ -110,7 +90,7 @@ public final class ArchiveValidator {
   }
 
   private void checkMember(FileChannel channel, ArMember member, PlannedMember plan, int position,
-      List<String> indexedSymbols, Contents check) throws IOException, MemberProblem {
+      List<String> indexedSymbols) throws IOException, MemberProblem {
     String where = "member '" + member.name() + "' (position " + position + ")";
     ByteBuffer bytes;
     try {
@@ -118,16 +98,12 @@ public final class ArchiveValidator {
     } catch (ArFormatException e) {
       throw new MemberProblem(e.getMessage());
     }
-    if (check == Contents.HASHES) {
-      MessageDigest digest = Hashing.sha256();
-      digest.update(bytes.duplicate());
-      String hash = HexFormat.of().formatHex(digest.digest());
-      if (!hash.equals(plan.sha256())) {
-        throw new MemberProblem(where + " differs from " + plan.object()
-            + " (SHA-256 mismatch: damaged or stale)");
-      }
-    } else {
-      compareWithObject(bytes, plan.object(), where);
+    MessageDigest digest = Hashing.sha256();
+    digest.update(bytes.duplicate());
+    String hash = HexFormat.of().formatHex(digest.digest());
+    if (!hash.equals(plan.sha256())) {
+      throw new MemberProblem(where + " differs from " + plan.object()
+          + " (SHA-256 mismatch: damaged or stale)");
     }
     ElfObject elf;
     try {
@@ -147,20 +123,6 @@ public final class ArchiveValidator {
     for (String symbol : elf.definedExternalSymbols()) {
       if (!listed.contains(symbol)) {
         throw new MemberProblem("the symbol index does not list '" + symbol + "' defined by " + where);
-      }
-    }
-  }
-
-  private static void compareWithObject(ByteBuffer member, Path object, String where)
-      throws IOException, MemberProblem {
-    try (FileChannel file = FileChannel.open(object, StandardOpenOption.READ)) {
-      long size = file.size();
-      if (size != member.remaining()) {
-        throw new MemberProblem(where + " has " + member.remaining() + " bytes but " + object + " has " + size);
-      }
-      long mismatch = member.duplicate().mismatch(file.map(FileChannel.MapMode.READ_ONLY, 0, size));
-      if (mismatch >= 0) {
-        throw new MemberProblem(where + " differs from " + object + " at byte " + mismatch + " (damaged or stale)");
       }
     }
   }

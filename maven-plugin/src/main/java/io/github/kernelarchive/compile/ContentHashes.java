@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.FileTime;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -39,10 +38,6 @@ public final class ContentHashes {
   private final Map<String, Stamp> previous;
   private final ConcurrentHashMap<Path, Optional<String>> hashes = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Stamp> stamps = new ConcurrentHashMap<>();
-  /** Size and full-precision modification time of each file when its hash was taken. */
-  private final ConcurrentHashMap<Path, Seen> seen = new ConcurrentHashMap<>();
-
-  private record Seen(long size, FileTime modified) {}
 
   public ContentHashes() {
     this(Map.of());
@@ -50,24 +45,6 @@ public final class ContentHashes {
 
   private ContentHashes(Map<String, Stamp> previous) {
     this.previous = previous;
-  }
-
-  /**
-   * Whether {@code file} still has the size and modification time it had when {@link #of} hashed
-   * it: a check that what a tool read later is what was hashed, without hashing it again.
-   */
-  public boolean unchangedSinceHashed(Path file) {
-    Path key = file.toAbsolutePath().normalize();
-    Seen then = seen.get(key);
-    if (then == null) {
-      return false;
-    }
-    try {
-      BasicFileAttributes now = Files.readAttributes(key, BasicFileAttributes.class);
-      return then.equals(new Seen(now.size(), now.lastModifiedTime()));
-    } catch (IOException e) {
-      return false;
-    }
   }
 
   /** The file's SHA-256, or empty when it does not exist or cannot be read. */
@@ -86,7 +63,6 @@ public final class ContentHashes {
       }
       long size = attributes.size();
       long modified = attributes.lastModifiedTime().toMillis();
-      seen.put(file, new Seen(size, attributes.lastModifiedTime()));
       String key = file.toString();
       Stamp known = previous.get(key);
       if (known != null && known.settled() && known.size() == size && known.modifiedMillis() == modified) {

@@ -254,6 +254,278 @@ __global__ void __launch_bounds__(BwdTiles::kThreads) bwd_dq_kernel(BwdParams p)
   }
 }
 
+// ---- fp16 / bf16 on tensor cores (mma.sync m16n8k16, float accumulators) ----
+// The same two passes, FlashAttention-2 style. Scores come out of the mma in C fragments whose
+// layout is that of an A fragment, so P and dS feed the next products straight from registers
+// (rounded to the input type, as FlashAttention does). B operands are read from shared tiles:
+// a pair of adjacent head dims is one 32-bit load; a pair of adjacent rows is two 16-bit loads.
+struct MmaBwdTiles {
+  static constexpr int kWarps = 4;
+  static constexpr int kThreads = kWarps * kWarpSize;
+  static constexpr int kKeys = kWarps * 16;  // dK/dV: keys per block, 16 per warp
+  static constexpr int kQueryTile = 32;
+  static constexpr int kRows = kWarps * 16;  // dQ: query rows per block, 16 per warp
+  static constexpr int kKeyTile = 32;
+};
+
+template <int D>
+constexpr size_t mma_dkdv_shared_bytes() {
+  return 2 * (2 * MmaBwdTiles::kKeys + 2 * MmaBwdTiles::kQueryTile) * (D + 8) +
+         sizeof(float) * 2 * MmaBwdTiles::kQueryTile;
+}
+
+template <int D>
+constexpr size_t mma_dq_shared_bytes() {
+  return 2 * (2 * MmaBwdTiles::kRows + 2 * MmaBwdTiles::kKeyTile) * (D + 8);
+}
+
+// The A fragment of rows [0, 16) x head dims [16 ks, 16 ks + 16) of a shared tile.
+template <int STRIDE>
+__device__ __forceinline__ void load_a(const unsigned short *tile, int ks, int g, int t, uint32_t (&a)[4]) {
+  const unsigned short *r0 = tile + g * STRIDE + ks * 16 + 2 * t, *r1 = r0 + 8 * STRIDE;
+  a[0] = *reinterpret_cast<const uint32_t *>(r0);
+  a[1] = *reinterpret_cast<const uint32_t *>(r1);
+  a[2] = *reinterpret_cast<const uint32_t *>(r0 + 8);
+  a[3] = *reinterpret_cast<const uint32_t *>(r1 + 8);
+}
+
+// B fragment with k along rows of a shared tile (rows k0 + 2t, +1, +8, +9) and n = column col.
+template <typename T, int STRIDE>
+__device__ __forceinline__ void mma_rows_b(float (&c)[4], const uint32_t (&a)[4], const unsigned short *tile,
+                                           int k0, int col, int t) {
+  const unsigned short *b = tile + (k0 + 2 * t) * STRIDE + col;
+  mma_16816<T>(c, a, pack_raw(b[0], b[STRIDE]), pack_raw(b[8 * STRIDE], b[9 * STRIDE]));
+}
+
+// B fragment with k along head dims of a shared tile row (row n0 + g, dims 16 ks + 2t, +1, +8, +9).
+template <typename T, int STRIDE>
+__device__ __forceinline__ void mma_dims_b(float (&c)[4], const uint32_t (&a)[4], const unsigned short *tile,
+                                           int n0, int ks, int g, int t) {
+  const unsigned short *b = tile + (n0 + g) * STRIDE + ks * 16 + 2 * t;
+  mma_16816<T>(c, a, *reinterpret_cast<const uint32_t *>(b), *reinterpret_cast<const uint32_t *>(b + 8));
+}
+
+// Two C tiles of 8 columns as the A fragment of 16 columns.
+template <typename T>
+__device__ __forceinline__ void as_a(const float (&lo)[4], const float (&hi)[4], uint32_t (&a)[4]) {
+  a[0] = pack2<T>(lo[0], lo[1]);
+  a[1] = pack2<T>(lo[2], lo[3]);
+  a[2] = pack2<T>(hi[0], hi[1]);
+  a[3] = pack2<T>(hi[2], hi[3]);
+}
+
+template <typename T, int D, bool CAUSAL>
+__global__ void __launch_bounds__(MmaBwdTiles::kThreads) bwd_dkdv_mma_kernel(BwdParams p) {
+  constexpr int BN = MmaBwdTiles::kKeys, BM = MmaBwdTiles::kQueryTile, STRIDE = D + 8;
+  constexpr int KSTEPS = D / 16, DTILES = D / 8, QTILES = BM / 8;
+  extern __shared__ __align__(16) unsigned char smem_bytes[];
+  auto *k_s = reinterpret_cast<unsigned short *>(smem_bytes);  // [BN][STRIDE]
+  unsigned short *v_s = k_s + BN * STRIDE;                      // [BN][STRIDE]
+  unsigned short *q_s = v_s + BN * STRIDE;                      // [BM][STRIDE]
+  unsigned short *do_s = q_s + BM * STRIDE;                     // [BM][STRIDE]
+  auto *lse_s = reinterpret_cast<float *>(do_s + BM * STRIDE);  // [BM], log2 domain
+  float *delta_s = lse_s + BM;                                  // [BM]
+
+  const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize, g = lane / 4, t = lane % 4;
+  const int seq = p.seq;
+  const size_t head = static_cast<size_t>(blockIdx.z) * p.heads + blockIdx.y;
+  const size_t base = head * seq * D;
+  const auto *q = static_cast<const unsigned short *>(p.q) + base;
+  const auto *k = static_cast<const unsigned short *>(p.k) + base;
+  const auto *v = static_cast<const unsigned short *>(p.v) + base;
+  const auto *dout = static_cast<const unsigned short *>(p.dout) + base;
+  const float scale_log2 = p.scale * kLog2e;
+  const int n0 = blockIdx.x * BN;
+  const int key_a = n0 + warp * 16 + g, key_b = key_a + 8;
+  const unsigned short *k_w = k_s + warp * 16 * STRIDE, *v_w = v_s + warp * 16 * STRIDE;
+
+  copy_tile16<D>(k_s, k, n0, BN, seq);
+  copy_tile16<D>(v_s, v, n0, BN, seq);
+
+  float dk[DTILES][4], dv[DTILES][4];
+#pragma unroll
+  for (int dt = 0; dt < DTILES; ++dt) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) dk[dt][i] = dv[dt][i] = 0.f;
+  }
+
+  const int m_begin = CAUSAL ? (n0 / BM) * BM : 0;
+  for (int m0 = m_begin; m0 < seq; m0 += BM) {
+    __syncthreads();
+    copy_tile16<D>(q_s, q, m0, BM, seq);
+    copy_tile16<D>(do_s, dout, m0, BM, seq);
+    if (threadIdx.x < BM) {
+      const int row = m0 + threadIdx.x;
+      lse_s[threadIdx.x] = row < seq ? p.lse[head * seq + row] * kLog2e : INFINITY;
+      delta_s[threadIdx.x] = row < seq ? p.delta[head * seq + row] : 0.f;
+    }
+    __syncthreads();
+
+    // S^T = K Q^T and dP^T = V dO^T for the warp's 16 keys x the tile's queries.
+    float s[QTILES][4], dp[QTILES][4];
+#pragma unroll
+    for (int qt = 0; qt < QTILES; ++qt) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) s[qt][i] = dp[qt][i] = 0.f;
+    }
+#pragma unroll
+    for (int ks = 0; ks < KSTEPS; ++ks) {
+      uint32_t ka[4], va[4];
+      load_a<STRIDE>(k_w, ks, g, t, ka);
+      load_a<STRIDE>(v_w, ks, g, t, va);
+#pragma unroll
+      for (int qt = 0; qt < QTILES; ++qt) {
+        mma_dims_b<T, STRIDE>(s[qt], ka, q_s, qt * 8, ks, g, t);
+        mma_dims_b<T, STRIDE>(dp[qt], va, do_s, qt * 8, ks, g, t);
+      }
+    }
+    // P^T and dS^T in place: rows are keys (a: g, b: g + 8), columns queries.
+#pragma unroll
+    for (int qt = 0; qt < QTILES; ++qt) {
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const int local = qt * 8 + 2 * t + j, query = m0 + local;
+        const float lse2 = lse_s[local], delta = delta_s[local];
+        const bool valid_a = query < seq && key_a < seq && (!CAUSAL || key_a <= query);
+        const bool valid_b = query < seq && key_b < seq && (!CAUSAL || key_b <= query);
+        const float pa = valid_a ? exp2f(s[qt][j] * scale_log2 - lse2) : 0.f;
+        const float pb = valid_b ? exp2f(s[qt][2 + j] * scale_log2 - lse2) : 0.f;
+        s[qt][j] = pa;
+        s[qt][2 + j] = pb;
+        dp[qt][j] = pa * (dp[qt][j] - delta);
+        dp[qt][2 + j] = pb * (dp[qt][2 + j] - delta);
+      }
+    }
+    // dV += P^T dO and dK += dS^T Q: k runs over the tile's queries.
+#pragma unroll
+    for (int kk = 0; kk < BM / 16; ++kk) {
+      uint32_t pa[4], da[4];
+      as_a<T>(s[2 * kk], s[2 * kk + 1], pa);
+      as_a<T>(dp[2 * kk], dp[2 * kk + 1], da);
+#pragma unroll
+      for (int dt = 0; dt < DTILES; ++dt) {
+        mma_rows_b<T, STRIDE>(dv[dt], pa, do_s, kk * 16, dt * 8 + g, t);
+        mma_rows_b<T, STRIDE>(dk[dt], da, q_s, kk * 16, dt * 8 + g, t);
+      }
+    }
+  }
+
+  auto *dk_out = static_cast<unsigned short *>(p.dk) + base;
+  auto *dv_out = static_cast<unsigned short *>(p.dv) + base;
+#pragma unroll
+  for (int dt = 0; dt < DTILES; ++dt) {
+    const int col = dt * 8 + 2 * t;
+    if (key_a < seq) {
+      *reinterpret_cast<uint32_t *>(dk_out + static_cast<size_t>(key_a) * D + col) =
+          pack2<T>(dk[dt][0] * p.scale, dk[dt][1] * p.scale);
+      *reinterpret_cast<uint32_t *>(dv_out + static_cast<size_t>(key_a) * D + col) = pack2<T>(dv[dt][0], dv[dt][1]);
+    }
+    if (key_b < seq) {
+      *reinterpret_cast<uint32_t *>(dk_out + static_cast<size_t>(key_b) * D + col) =
+          pack2<T>(dk[dt][2] * p.scale, dk[dt][3] * p.scale);
+      *reinterpret_cast<uint32_t *>(dv_out + static_cast<size_t>(key_b) * D + col) = pack2<T>(dv[dt][2], dv[dt][3]);
+    }
+  }
+}
+
+template <typename T, int D, bool CAUSAL>
+__global__ void __launch_bounds__(MmaBwdTiles::kThreads) bwd_dq_mma_kernel(BwdParams p) {
+  constexpr int BM = MmaBwdTiles::kRows, BN = MmaBwdTiles::kKeyTile, STRIDE = D + 8;
+  constexpr int KSTEPS = D / 16, DTILES = D / 8, KTILES = BN / 8;
+  extern __shared__ __align__(16) unsigned char smem_bytes[];
+  auto *q_s = reinterpret_cast<unsigned short *>(smem_bytes);  // [BM][STRIDE]
+  unsigned short *do_s = q_s + BM * STRIDE;                     // [BM][STRIDE]
+  unsigned short *k_s = do_s + BM * STRIDE;                     // [BN][STRIDE]
+  unsigned short *v_s = k_s + BN * STRIDE;                      // [BN][STRIDE]
+
+  const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize, g = lane / 4, t = lane % 4;
+  const int seq = p.seq;
+  const size_t head = static_cast<size_t>(blockIdx.z) * p.heads + blockIdx.y;
+  const size_t base = head * seq * D;
+  const auto *q = static_cast<const unsigned short *>(p.q) + base;
+  const auto *k = static_cast<const unsigned short *>(p.k) + base;
+  const auto *v = static_cast<const unsigned short *>(p.v) + base;
+  const auto *dout = static_cast<const unsigned short *>(p.dout) + base;
+  const float scale_log2 = p.scale * kLog2e;
+  const int m0 = blockIdx.x * BM;
+  const int row_a = m0 + warp * 16 + g, row_b = row_a + 8;
+  const unsigned short *q_w = q_s + warp * 16 * STRIDE, *do_w = do_s + warp * 16 * STRIDE;
+  const float lse_a = row_a < seq ? p.lse[head * seq + row_a] * kLog2e : INFINITY;
+  const float lse_b = row_b < seq ? p.lse[head * seq + row_b] * kLog2e : INFINITY;
+  const float delta_a = row_a < seq ? p.delta[head * seq + row_a] : 0.f;
+  const float delta_b = row_b < seq ? p.delta[head * seq + row_b] : 0.f;
+
+  copy_tile16<D>(q_s, q, m0, BM, seq);
+  copy_tile16<D>(do_s, dout, m0, BM, seq);
+
+  float dq[DTILES][4];
+#pragma unroll
+  for (int dt = 0; dt < DTILES; ++dt) dq[dt][0] = dq[dt][1] = dq[dt][2] = dq[dt][3] = 0.f;
+
+  const int kv_end = CAUSAL ? min(seq, m0 + BM) : seq;
+  for (int n0 = 0; n0 < kv_end; n0 += BN) {
+    __syncthreads();
+    copy_tile16<D>(k_s, k, n0, BN, seq);
+    copy_tile16<D>(v_s, v, n0, BN, seq);
+    __syncthreads();
+
+    float s[KTILES][4], dp[KTILES][4];
+#pragma unroll
+    for (int kt = 0; kt < KTILES; ++kt) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) s[kt][i] = dp[kt][i] = 0.f;
+    }
+#pragma unroll
+    for (int ks = 0; ks < KSTEPS; ++ks) {
+      uint32_t qa[4], oa[4];
+      load_a<STRIDE>(q_w, ks, g, t, qa);
+      load_a<STRIDE>(do_w, ks, g, t, oa);
+#pragma unroll
+      for (int kt = 0; kt < KTILES; ++kt) {
+        mma_dims_b<T, STRIDE>(s[kt], qa, k_s, kt * 8, ks, g, t);
+        mma_dims_b<T, STRIDE>(dp[kt], oa, v_s, kt * 8, ks, g, t);
+      }
+    }
+    // dS in place of S: rows are queries (a: g, b: g + 8), columns keys.
+#pragma unroll
+    for (int kt = 0; kt < KTILES; ++kt) {
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const int key = n0 + kt * 8 + 2 * t + j;
+        const bool valid_a = row_a < seq && key < seq && (!CAUSAL || key <= row_a);
+        const bool valid_b = row_b < seq && key < seq && (!CAUSAL || key <= row_b);
+        const float pa = valid_a ? exp2f(s[kt][j] * scale_log2 - lse_a) : 0.f;
+        const float pb = valid_b ? exp2f(s[kt][2 + j] * scale_log2 - lse_b) : 0.f;
+        s[kt][j] = pa * (dp[kt][j] - delta_a);
+        s[kt][2 + j] = pb * (dp[kt][2 + j] - delta_b);
+      }
+    }
+    // dQ += dS K: k runs over the tile's keys.
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk) {
+      uint32_t da[4];
+      as_a<T>(s[2 * kk], s[2 * kk + 1], da);
+#pragma unroll
+      for (int dt = 0; dt < DTILES; ++dt) mma_rows_b<T, STRIDE>(dq[dt], da, k_s, kk * 16, dt * 8 + g, t);
+    }
+  }
+
+  auto *dq_out = static_cast<unsigned short *>(p.dq) + base;
+#pragma unroll
+  for (int dt = 0; dt < DTILES; ++dt) {
+    const int col = dt * 8 + 2 * t;
+    if (row_a < seq) {
+      *reinterpret_cast<uint32_t *>(dq_out + static_cast<size_t>(row_a) * D + col) =
+          pack2<T>(dq[dt][0] * p.scale, dq[dt][1] * p.scale);
+    }
+    if (row_b < seq) {
+      *reinterpret_cast<uint32_t *>(dq_out + static_cast<size_t>(row_b) * D + col) =
+          pack2<T>(dq[dt][2] * p.scale, dq[dt][3] * p.scale);
+    }
+  }
+}
+
+// fp32 on the CUDA cores; fp16 and bf16 on tensor cores.
 template <typename T, int D, bool CAUSAL>
 int launch_bwd(const BwdParams &p, void *stream_handle) {
   static_assert(D % kWarpSize == 0, "head dim must be a multiple of the warp size");
@@ -262,17 +534,31 @@ int launch_bwd(const BwdParams &p, void *stream_handle) {
   const unsigned delta_blocks = static_cast<unsigned>((rows + BwdTiles::kWarps - 1) / BwdTiles::kWarps);
   bwd_delta_kernel<T, D><<<delta_blocks, BwdTiles::kThreads, 0, stream>>>(p, rows);
 
-  constexpr size_t dkdv_bytes = dkdv_shared_bytes<D>();
-  cudaError_t status = allow_shared_memory(bwd_dkdv_kernel<T, D, CAUSAL>, dkdv_bytes);
-  if (status != cudaSuccess) return static_cast<int>(status);
-  const dim3 dkdv_grid((p.seq + BwdTiles::kKeys - 1) / BwdTiles::kKeys, p.heads, p.batch);
-  bwd_dkdv_kernel<T, D, CAUSAL><<<dkdv_grid, BwdTiles::kThreads, dkdv_bytes, stream>>>(p);
+  if constexpr (std::is_same<T, float>::value) {
+    constexpr size_t dkdv_bytes = dkdv_shared_bytes<D>();
+    cudaError_t status = allow_shared_memory(bwd_dkdv_kernel<T, D, CAUSAL>, dkdv_bytes);
+    if (status != cudaSuccess) return static_cast<int>(status);
+    const dim3 dkdv_grid((p.seq + BwdTiles::kKeys - 1) / BwdTiles::kKeys, p.heads, p.batch);
+    bwd_dkdv_kernel<T, D, CAUSAL><<<dkdv_grid, BwdTiles::kThreads, dkdv_bytes, stream>>>(p);
 
-  constexpr size_t dq_bytes = dq_shared_bytes<D>();
-  status = allow_shared_memory(bwd_dq_kernel<T, D, CAUSAL>, dq_bytes);
-  if (status != cudaSuccess) return static_cast<int>(status);
-  const dim3 dq_grid((p.seq + BwdTiles::kRows - 1) / BwdTiles::kRows, p.heads, p.batch);
-  bwd_dq_kernel<T, D, CAUSAL><<<dq_grid, BwdTiles::kThreads, dq_bytes, stream>>>(p);
+    constexpr size_t dq_bytes = dq_shared_bytes<D>();
+    status = allow_shared_memory(bwd_dq_kernel<T, D, CAUSAL>, dq_bytes);
+    if (status != cudaSuccess) return static_cast<int>(status);
+    const dim3 dq_grid((p.seq + BwdTiles::kRows - 1) / BwdTiles::kRows, p.heads, p.batch);
+    bwd_dq_kernel<T, D, CAUSAL><<<dq_grid, BwdTiles::kThreads, dq_bytes, stream>>>(p);
+  } else {
+    constexpr size_t dkdv_bytes = mma_dkdv_shared_bytes<D>();
+    cudaError_t status = allow_shared_memory(bwd_dkdv_mma_kernel<T, D, CAUSAL>, dkdv_bytes);
+    if (status != cudaSuccess) return static_cast<int>(status);
+    const dim3 dkdv_grid((p.seq + MmaBwdTiles::kKeys - 1) / MmaBwdTiles::kKeys, p.heads, p.batch);
+    bwd_dkdv_mma_kernel<T, D, CAUSAL><<<dkdv_grid, MmaBwdTiles::kThreads, dkdv_bytes, stream>>>(p);
+
+    constexpr size_t dq_bytes = mma_dq_shared_bytes<D>();
+    status = allow_shared_memory(bwd_dq_mma_kernel<T, D, CAUSAL>, dq_bytes);
+    if (status != cudaSuccess) return static_cast<int>(status);
+    const dim3 dq_grid((p.seq + MmaBwdTiles::kRows - 1) / MmaBwdTiles::kRows, p.heads, p.batch);
+    bwd_dq_mma_kernel<T, D, CAUSAL><<<dq_grid, MmaBwdTiles::kThreads, dq_bytes, stream>>>(p);
+  }
   return static_cast<int>(cudaGetLastError());
 }
 

@@ -36,5 +36,5 @@ print()
 print("| seq | dtype | causal | fwd ours ms | fwd SDPA ms | fwd ratio | bwd ours ms | bwd SDPA ms | bwd ratio | TFLOP/s fwd ours / SDPA | TFLOP/s bwd ours / SDPA |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
 for s, dt, c, of, oft, tf, tft, ob, obt, tb, tbt in timing:
-    print("| %s | %s | %s | %s | %s | %.0f× | %s | %s | %.0f× | %s / %s | %s / %s |" % (
+    print("| %s | %s | %s | %s | %s | %.1f× | %s | %s | %.1f× | %s / %s | %s / %s |" % (
         s, dt, "yes" if c == "1" else "no", of, tf, float(of) / float(tf), ob, tb, float(ob) / float(tb), oft, tft, obt, tbt))

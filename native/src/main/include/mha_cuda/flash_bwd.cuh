@@ -305,6 +305,31 @@ __device__ __forceinline__ void mma_dims_b(float (&c)[4], const uint32_t (&a)[4]
   mma_16816<T>(c, a, *reinterpret_cast<const uint32_t *>(b), *reinterpret_cast<const uint32_t *>(b + 8));
 }
 
+// S = A1 B1^T and dP = A2 B2^T over the head dims: 16 rows of A (one warp's) against NT * 8
+// rows of B, the A fragments and B pairs read from shared tiles.
+template <typename T, int D, int NT>
+__device__ __forceinline__ void dual_scores(float (&s)[NT][4], float (&dp)[NT][4], const unsigned short *a1,
+                                            const unsigned short *a2, const unsigned short *b1,
+                                            const unsigned short *b2, int g, int t) {
+  constexpr int STRIDE = D + 8;
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) s[nt][i] = dp[nt][i] = 0.f;
+  }
+#pragma unroll
+  for (int ks = 0; ks < D / 16; ++ks) {
+    uint32_t f1[4], f2[4];
+    load_a<STRIDE>(a1, ks, g, t, f1);
+    load_a<STRIDE>(a2, ks, g, t, f2);
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) {
+      mma_dims_b<T, STRIDE>(s[nt], f1, b1, nt * 8, ks, g, t);
+      mma_dims_b<T, STRIDE>(dp[nt], f2, b2, nt * 8, ks, g, t);
+    }
+  }
+}
+
 // Two C tiles of 8 columns as the A fragment of 16 columns.
 template <typename T>
 __device__ __forceinline__ void as_a(const float (&lo)[4], const float (&hi)[4], uint32_t (&a)[4]) {
@@ -317,7 +342,7 @@ __device__ __forceinline__ void as_a(const float (&lo)[4], const float (&hi)[4],
 template <typename T, int D, bool CAUSAL>
 __global__ void __launch_bounds__(MmaBwdTiles::kThreads) bwd_dkdv_mma_kernel(BwdParams p) {
   constexpr int BN = MmaBwdTiles::kKeys, BM = MmaBwdTiles::kQueryTile, STRIDE = D + 8;
-  constexpr int KSTEPS = D / 16, DTILES = D / 8, QTILES = BM / 8;
+  constexpr int DTILES = D / 8, QTILES = BM / 8;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   auto *k_s = reinterpret_cast<unsigned short *>(smem_bytes);  // [BN][STRIDE]
   unsigned short *v_s = k_s + BN * STRIDE;                      // [BN][STRIDE]
@@ -363,22 +388,7 @@ __global__ void __launch_bounds__(MmaBwdTiles::kThreads) bwd_dkdv_mma_kernel(Bwd
 
     // S^T = K Q^T and dP^T = V dO^T for the warp's 16 keys x the tile's queries.
     float s[QTILES][4], dp[QTILES][4];
-#pragma unroll
-    for (int qt = 0; qt < QTILES; ++qt) {
-#pragma unroll
-      for (int i = 0; i < 4; ++i) s[qt][i] = dp[qt][i] = 0.f;
-    }
-#pragma unroll
-    for (int ks = 0; ks < KSTEPS; ++ks) {
-      uint32_t ka[4], va[4];
-      load_a<STRIDE>(k_w, ks, g, t, ka);
-      load_a<STRIDE>(v_w, ks, g, t, va);
-#pragma unroll
-      for (int qt = 0; qt < QTILES; ++qt) {
-        mma_dims_b<T, STRIDE>(s[qt], ka, q_s, qt * 8, ks, g, t);
-        mma_dims_b<T, STRIDE>(dp[qt], va, do_s, qt * 8, ks, g, t);
-      }
-    }
+    dual_scores<T, D>(s, dp, k_w, v_w, q_s, do_s, g, t);
     // P^T and dS^T in place: rows are keys (a: g, b: g + 8), columns queries.
 #pragma unroll
     for (int qt = 0; qt < QTILES; ++qt) {
@@ -431,7 +441,7 @@ __global__ void __launch_bounds__(MmaBwdTiles::kThreads) bwd_dkdv_mma_kernel(Bwd
 template <typename T, int D, bool CAUSAL>
 __global__ void __launch_bounds__(MmaBwdTiles::kThreads) bwd_dq_mma_kernel(BwdParams p) {
   constexpr int BM = MmaBwdTiles::kRows, BN = MmaBwdTiles::kKeyTile, STRIDE = D + 8;
-  constexpr int KSTEPS = D / 16, DTILES = D / 8, KTILES = BN / 8;
+  constexpr int DTILES = D / 8, KTILES = BN / 8;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   auto *q_s = reinterpret_cast<unsigned short *>(smem_bytes);  // [BM][STRIDE]
   unsigned short *do_s = q_s + BM * STRIDE;                     // [BM][STRIDE]
@@ -470,22 +480,7 @@ __global__ void __launch_bounds__(MmaBwdTiles::kThreads) bwd_dq_mma_kernel(BwdPa
     __syncthreads();
 
     float s[KTILES][4], dp[KTILES][4];
-#pragma unroll
-    for (int kt = 0; kt < KTILES; ++kt) {
-#pragma unroll
-      for (int i = 0; i < 4; ++i) s[kt][i] = dp[kt][i] = 0.f;
-    }
-#pragma unroll
-    for (int ks = 0; ks < KSTEPS; ++ks) {
-      uint32_t qa[4], oa[4];
-      load_a<STRIDE>(q_w, ks, g, t, qa);
-      load_a<STRIDE>(do_w, ks, g, t, oa);
-#pragma unroll
-      for (int kt = 0; kt < KTILES; ++kt) {
-        mma_dims_b<T, STRIDE>(s[kt], qa, k_s, kt * 8, ks, g, t);
-        mma_dims_b<T, STRIDE>(dp[kt], oa, v_s, kt * 8, ks, g, t);
-      }
-    }
+    dual_scores<T, D>(s, dp, q_w, do_w, k_s, v_s, g, t);
     // dS in place of S: rows are queries (a: g, b: g + 8), columns keys.
 #pragma unroll
     for (int kt = 0; kt < KTILES; ++kt) {

@@ -19,6 +19,7 @@ import java.util.Map;
  */
 public final class ArReader {
   static final byte[] MAGIC = "!<arch>\n".getBytes(StandardCharsets.US_ASCII);
+  static final byte[] THIN_MAGIC = "!<thin>\n".getBytes(StandardCharsets.US_ASCII);
   static final int HEADER_SIZE = 60;
 
   /** The symbol index: each name and the header offset of the member that defines it. */
@@ -36,12 +37,26 @@ public final class ArReader {
   }
 
   public static Contents read(FileChannel channel) throws IOException, ArFormatException {
+    return scan(channel, false);
+  }
+
+  /**
+   * The members of a thin archive ({@code !<thin>}, what {@code ar --thin} writes): headers and
+   * names only, each name the path of the file the member stands for; no data is stored, so each
+   * member's {@link ArMember#dataOffset()} is -1.
+   */
+  public static Contents readThin(FileChannel channel) throws IOException, ArFormatException {
+    return scan(channel, true);
+  }
+
+  private static Contents scan(FileChannel channel, boolean thin) throws IOException, ArFormatException {
     long size = channel.size();
     ByteBuffer magic = readFully(channel, 0, MAGIC.length, size, "archive magic");
-    if (!magic.equals(ByteBuffer.wrap(MAGIC))) {
+    if (!magic.equals(ByteBuffer.wrap(thin ? THIN_MAGIC : MAGIC))) {
       String start = StandardCharsets.ISO_8859_1.decode(magic.rewind()).toString();
-      throw new ArFormatException(start.startsWith("!<thin>")
-          ? "thin archive: members are not stored inside it" : "no '!<arch>' magic: not an ar archive");
+      throw new ArFormatException(thin ? "not a thin archive (no '!<thin>' magic)"
+          : start.startsWith("!<thin>") ? "thin archive: members are not stored inside it"
+          : "no '!<arch>' magic: not an ar archive");
     }
     List<ArMember> members = new ArrayList<>();
     List<IndexEntry> index = null;
@@ -57,6 +72,13 @@ public final class ArReader {
       String rawName = ascii(raw, 0, 16).stripTrailing();
       long memberSize = decimal(raw, 48, 10, at);
       long data = at + HEADER_SIZE;
+      boolean special = rawName.equals("/") || rawName.equals("/SYM64/") || rawName.equals("//");
+      if (thin && !special) {
+        // A thin member is its header alone; the size is that of the file it names.
+        members.add(new ArMember(memberName(rawName, longNames, at), at, -1, memberSize));
+        at = data;
+        continue;
+      }
       if (data + memberSize > size) {
         throw new ArFormatException("truncated: member at offset " + at + " declares " + memberSize
             + " bytes but the file ends after " + (size - data));

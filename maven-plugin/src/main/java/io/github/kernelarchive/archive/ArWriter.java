@@ -12,14 +12,18 @@ import java.util.List;
 /**
  * Writes a GNU-format archive in one streaming pass: the symbol index first (its offsets are
  * computed from the sizes up front), then the long-name table, then every member copied straight
- * from where it lies. Deterministic: zero timestamps, uid and gid, mode 644, so the same members
+ * from where it lies (kernel to kernel, never through the heap). Deterministic: zero timestamps, uid and gid, mode 644, so the same members
  * give the same bytes. Members whose names repeat are all kept.
  */
 public final class ArWriter {
   private static final long FOUR_GIB = 0xFFFF_FFFFL;
 
-  /** A member to write: {@code size} bytes at {@code offset} of an open {@code source}, defining {@code symbols}. */
-  public record Entry(String name, FileChannel source, long offset, long size, List<String> symbols) {
+  /**
+   * A member to write: {@code size} bytes at {@code offset} of the file {@code source}, defining
+   * {@code symbols}. Sources are opened one at a time while writing, so thousands of members never
+   * hold thousands of open files.
+   */
+  public record Entry(String name, Path source, long offset, long size, List<String> symbols) {
     public Entry {
       symbols = List.copyOf(symbols);
     }
@@ -48,13 +52,15 @@ public final class ArWriter {
           longNameOffset += entry.name.getBytes(StandardCharsets.UTF_8).length + 2;
         }
         writeAll(out, ByteBuffer.wrap(header(field, entry.size)));
-        long copied = 0;
-        while (copied < entry.size) {
-          long n = entry.source.transferTo(entry.offset + copied, entry.size - copied, out);
-          if (n <= 0) {
-            throw new IOException("the source of member " + entry.name + " ended before it was copied");
+        try (FileChannel source = FileChannel.open(entry.source, StandardOpenOption.READ)) {
+          long copied = 0;
+          while (copied < entry.size) {
+            long n = source.transferTo(entry.offset + copied, entry.size - copied, out);
+            if (n <= 0) {
+              throw new IOException(entry.source + " ended before member " + entry.name + " was copied from it");
+            }
+            copied += n;
           }
-          copied += n;
         }
         if ((entry.size & 1) == 1) {
           writeAll(out, ByteBuffer.wrap(new byte[] {'\n'}));

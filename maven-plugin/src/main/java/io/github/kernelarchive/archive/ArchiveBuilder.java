@@ -24,17 +24,22 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 
 /**
- * Builds {@code lib<name>.a} without quadratic rewrites: the members are cut into batches of
- * {@code batchSize}, each batch is one {@code ar qcSD} call reading its members from a response
- * file (batches run in parallel and are reused while their members are unchanged), and the batch
- * archives are combined in one streaming pass that writes the symbol index once. The batch size
- * only changes progress granularity: the result is byte-identical for any size.
+ * Builds {@code lib<name>.a} without quadratic rewrites and with the payload written once: the
+ * members are cut into batches of {@code batchSize}, each batch is one {@code ar --thin qcSD} call
+ * reading its members from a response file (batches run in parallel and are reused while their
+ * members are unchanged). A thin batch records its members by path without copying them; the
+ * combine checks that every batch lists exactly its planned objects, then streams the objects into
+ * the final archive in one pass that writes the symbol index once. So the bytes are copied once,
+ * as by a single {@code ar} call, rather than into batch archives and again into the result. The
+ * batch size only changes progress granularity: the result is byte-identical for any size.
  */
 public final class ArchiveBuilder {
   /** {@code q} append without replacing (repeated basenames stay), {@code c} quiet create,
    *  {@code S} no index (written once by the combiner), {@code D} deterministic headers. */
   static final String AR_FLAGS = "qcSD";
-  private static final String BATCH_KEY_FORMAT = "kernel-archive batch key 1";
+  /** Batches record members by path (GNU ar 2.38+, llvm-ar); the combine copies the bytes once. */
+  static final String THIN = "--thin";
+  private static final String BATCH_KEY_FORMAT = "kernel-archive batch key 2";
 
   public record Result(Path archive, int batches, int batchesRun) {}
 
@@ -104,7 +109,7 @@ public final class ArchiveBuilder {
     try {
       List<String> objects = batch.stream().map(m -> m.object().toAbsolutePath().toString()).toList();
       String rsp = ResponseFile.write(workDirectory.resolve(String.format("batch-%05d.rsp", number)), objects);
-      ProcessResult result = runner.run(List.of(ar.command(), AR_FLAGS, temporary.toString(), rsp), workDirectory);
+      ProcessResult result = runner.run(List.of(ar.command(), THIN, AR_FLAGS, temporary.toString(), rsp), workDirectory);
       if (!result.succeeded()) {
         return new BatchOutcome(number, batch.size(), "exit " + result.exitCode() + ": " + result.output().strip());
       }
@@ -123,60 +128,59 @@ public final class ArchiveBuilder {
   }
 
   /**
-   * One pass over the batch archives: read each member's symbols (on all cores; only the ELF
-   * header and symbol table pages are touched), then stream every member into the final archive.
+   * Checks that every thin batch lists exactly its planned objects, reads each object's symbols
+   * (on all cores; only the ELF header and symbol table pages are touched), then streams the
+   * objects into the final archive with the index written once.
    */
   private void combine(Path workDirectory, List<List<PlannedMember>> batches, Path output)
       throws IOException, ArchiveInvalidException {
-    record Source(FileChannel channel, ArMember member, String name) {}
-    List<FileChannel> channels = new ArrayList<>();
+    List<PlannedMember> members = new ArrayList<>();
+    List<Long> sizes = new ArrayList<>();
+    for (int i = 0; i < batches.size(); i++) {
+      Path batchFile = batchFile(workDirectory, i);
+      List<ArMember> recorded;
+      try (FileChannel channel = FileChannel.open(batchFile, StandardOpenOption.READ)) {
+        recorded = ArReader.readThin(channel).members();
+      } catch (ArFormatException e) {
+        throw new ArchiveInvalidException(batchFile, e.getMessage());
+      }
+      List<PlannedMember> planned = batches.get(i);
+      if (recorded.size() != planned.size()) {
+        throw new ArchiveInvalidException(batchFile, ar.command() + " recorded " + recorded.size() + " of the "
+            + planned.size() + " objects of this batch");
+      }
+      for (int m = 0; m < planned.size(); m++) {
+        Path expected = planned.get(m).object().toAbsolutePath().normalize();
+        // ar keeps the path it was given; a relative one would be relative to the batch's folder.
+        Path path = batchFile.getParent().resolve(recorded.get(m).name()).normalize();
+        if (!path.equals(expected)) {
+          throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " is '" + recorded.get(m).name()
+              + "' but " + expected + " was planned there (missing, extra or reordered member)");
+        }
+        sizes.add(recorded.get(m).size());
+      }
+      members.addAll(planned);
+    }
+    List<List<String>> symbols = members.parallelStream().map(m -> symbolsOf(m.object())).toList();
+    List<ArWriter.Entry> entries = new ArrayList<>(members.size());
+    for (int i = 0; i < members.size(); i++) {
+      PlannedMember member = members.get(i);
+      entries.add(new ArWriter.Entry(member.name(), member.object(), 0, sizes.get(i), symbols.get(i)));
+    }
+    Path temporary = AtomicFiles.temporarySibling(output);
     try {
-      List<Source> sources = new ArrayList<>();
-      for (int i = 0; i < batches.size(); i++) {
-        Path batchFile = batchFile(workDirectory, i);
-        FileChannel channel = FileChannel.open(batchFile, StandardOpenOption.READ);
-        channels.add(channel);
-        List<PlannedMember> planned = batches.get(i);
-        List<ArMember> members;
-        try {
-          members = ArReader.read(channel).members();
-        } catch (ArFormatException e) {
-          throw new ArchiveInvalidException(batchFile, e.getMessage());
-        }
-        if (members.size() != planned.size()) {
-          throw new ArchiveInvalidException(batchFile, ar.command() + " stored " + members.size() + " of the "
-              + planned.size() + " objects of this batch");
-        }
-        for (int m = 0; m < members.size(); m++) {
-          sources.add(new Source(channel, members.get(m), planned.get(m).name()));
-        }
-      }
-      List<List<String>> symbols = sources.parallelStream().map(s -> symbolsOf(s.channel(), s.member())).toList();
-      List<ArWriter.Entry> entries = new ArrayList<>(sources.size());
-      for (int i = 0; i < sources.size(); i++) {
-        Source source = sources.get(i);
-        entries.add(new ArWriter.Entry(source.name(), source.channel(), source.member().dataOffset(),
-            source.member().size(), symbols.get(i)));
-      }
-      Path temporary = AtomicFiles.temporarySibling(output);
-      try {
-        ArWriter.write(temporary, entries);
-        AtomicFiles.publish(temporary, output);
-      } finally {
-        Files.deleteIfExists(temporary);
-      }
+      ArWriter.write(temporary, entries);
+      AtomicFiles.publish(temporary, output);
     } finally {
-      for (FileChannel channel : channels) {
-        channel.close();
-      }
+      Files.deleteIfExists(temporary);
     }
   }
 
-  /** The symbols the index lists for a member; a member that is not ELF gets none (validation names it). */
-  private static List<String> symbolsOf(FileChannel channel, ArMember member) {
-    try {
-      return ElfObject.parse(ArReader.map(channel, member)).definedExternalSymbols();
-    } catch (ElfFormatException | ArFormatException e) {
+  /** The symbols the index lists for an object; one that is not ELF gets none (validation names it). */
+  private static List<String> symbolsOf(Path object) {
+    try (FileChannel channel = FileChannel.open(object, StandardOpenOption.READ)) {
+      return ElfObject.parse(channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size())).definedExternalSymbols();
+    } catch (ElfFormatException e) {
       return List.of();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -184,7 +188,7 @@ public final class ArchiveBuilder {
   }
 
   private String batchKey(List<PlannedMember> batch) {
-    List<String> parts = new ArrayList<>(List.of(BATCH_KEY_FORMAT, ar.identity(), AR_FLAGS));
+    List<String> parts = new ArrayList<>(List.of(BATCH_KEY_FORMAT, ar.identity(), THIN, AR_FLAGS));
     for (PlannedMember member : batch) {
       parts.add(member.name());
       parts.add(member.object().toString());

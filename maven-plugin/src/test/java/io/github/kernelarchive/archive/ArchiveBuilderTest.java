@@ -2,6 +2,7 @@ package io.github.kernelarchive.archive;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -12,9 +13,11 @@ import io.github.kernelarchive.toolchain.Toolchain;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -79,5 +82,22 @@ class ArchiveBuilderTest {
     build(ar, members, 10, "inc");
     List<String> arLines = log.lines().stream().filter(l -> l.contains(" AR ")).toList();
     assertEquals(List.of("INFO [1/1] AR k batch 2/3 (10 objects)"), arLines);
+  }
+
+  @Test
+  void aBatchThatDoesNotListItsObjectsIsRejected() throws Exception {
+    Tool ar = archiver("llvm-ar");
+    List<PlannedMember> members = NativeObjects.members(dir.resolve("obj"), 30, i -> "k" + i + ".o");
+    build(ar, members, 10, "tamper");
+    Path work = dir.resolve("tamper/work");
+    // Batch 2's file now lists batch 1's objects; its key still matches, so only the combine can tell.
+    Files.copy(work.resolve("batch-00000.a"), work.resolve("batch-00001.a"), StandardCopyOption.REPLACE_EXISTING);
+    ArchiveInvalidException e = assertThrows(ArchiveInvalidException.class, () -> build(ar, members, 10, "tamper"));
+    assertTrue(e.getMessage().contains("batch-00001.a") && e.getMessage().contains("member 1 is '")
+        && e.getMessage().contains("k10.o was planned there"), e.getMessage());
+    // A batch that is not a thin archive at all.
+    Files.copy(dir.resolve("tamper/libk.a"), work.resolve("batch-00001.a"), StandardCopyOption.REPLACE_EXISTING);
+    e = assertThrows(ArchiveInvalidException.class, () -> build(ar, members, 10, "tamper"));
+    assertTrue(e.getMessage().contains("not a thin archive"), e.getMessage());
   }
 }

@@ -12,8 +12,9 @@ import java.util.List;
 /**
  * Writes a GNU-format archive in one streaming pass: the symbol index first (its offsets are
  * computed from the sizes up front), then the long-name table, then every member copied straight
- * from where it lies (kernel to kernel, never through the heap). Deterministic: zero timestamps, uid and gid, mode 644, so the same members
- * give the same bytes. Members whose names repeat are all kept.
+ * from where it lies (file to file in the kernel, never through the heap). Deterministic: zero
+ * timestamps, uid and gid, mode 644, so the same members give the same bytes. Members whose names
+ * repeat are all kept.
  */
 public final class ArWriter {
   private static final long FOUR_GIB = 0xFFFF_FFFFL;

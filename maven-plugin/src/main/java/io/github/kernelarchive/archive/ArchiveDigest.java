@@ -14,9 +14,8 @@ import java.util.List;
 /**
  * The identity of an archive, for cache manifests and link keys, without another pass over its
  * payload: SHA-256 over the archive's bytes in order, where each member's data is replaced by that
- * member's own SHA-256. Validation has already tied every member to its hash (against the object
- * it came from, or by hashing it), so the digest covers every byte: a changed header, index,
- * padding or member changes it. Reading the rest costs a few hundred kilobytes for thousands of
+ * member's own SHA-256. Validation has already hashed every member against the plan, so the
+ * digest covers every byte: a changed header, index, padding or member changes it. Reading the rest costs a few hundred kilobytes for thousands of
  * members, where hashing the file again cost a full pass over hundreds of megabytes.
  */
 public final class ArchiveDigest {

@@ -9,8 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What an archive was built from and must contain: its input key, its digest (ArchiveDigest), the archiver, and
- * per member the name, content hash and the headers it was compiled against (with their hashes).
+ * What an archive was built from and must contain: its input key, its digest (see ArchiveDigest),
+ * the archiver, and per member the name, content hash and the headers it was compiled against
+ * (with their hashes).
  * A cache hit needs every header unchanged; validation needs the member list and hashes.
  * Stored as tab-separated text; fields are percent-escaped so any file name survives.
  */
@@ -53,7 +54,7 @@ public record Manifest(String key, String archiveName, String archiveDigest, Str
     }
     String key = null;
     String name = null;
-    String sha = null;
+    String digest = null;
     String tool = null;
     List<Member> members = new ArrayList<>();
     List<Header> headers = null;
@@ -67,7 +68,7 @@ public record Manifest(String key, String archiveName, String archiveDigest, Str
       switch (f[0]) {
         case "key" -> key = f[1];
         case "archive" -> name = f[1];
-        case "digest" -> sha = f[1];
+        case "digest" -> digest = f[1];
         case "tool" -> tool = f[1];
         case "member" -> {
           if (memberName != null) {
@@ -89,10 +90,10 @@ public record Manifest(String key, String archiveName, String archiveDigest, Str
     if (memberName != null) {
       members.add(new Member(memberName, memberSha, headers));
     }
-    if (key == null || name == null || sha == null) {
+    if (key == null || name == null || digest == null) {
       throw new IOException(file + " is incomplete");
     }
-    return new Manifest(key, name, sha, tool == null ? "" : tool, members);
+    return new Manifest(key, name, digest, tool == null ? "" : tool, members);
   }
 
   private static void line(StringBuilder text, String... fields) {

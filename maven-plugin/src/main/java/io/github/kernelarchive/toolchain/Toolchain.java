@@ -18,6 +18,9 @@ import java.util.Optional;
  * build the CPU part).
  */
 public final class Toolchain {
+  /** The compiler name that switches a GPU language off. */
+  public static final String DISABLED = "none";
+
   private final ToolchainConfig config;
   private final Map<String, String> environment;
   private final ExecutableFinder finder;
@@ -111,9 +114,6 @@ public final class Toolchain {
         : language == Language.HIP ? config.hipcc() : null;
     return DISABLED.equals(configured);
   }
-
-  /** The compiler name that switches a GPU language off. */
-  public static final String DISABLED = "none";
 
   private Optional<Tool> gpuCompiler(String configured, String what, String element, String property,
       List<String> candidates) throws ToolchainException {

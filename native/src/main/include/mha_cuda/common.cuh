@@ -63,6 +63,13 @@ __device__ __forceinline__ float dot4(float4 a, float4 b, float acc) {
   return fmaf(a.x, b.x, fmaf(a.y, b.y, fmaf(a.z, b.z, fmaf(a.w, b.w, acc))));
 }
 
+// The query block of this thread block. With a causal mask the last query blocks see the most
+// keys; handing them out first keeps the tail of the grid short.
+template <bool CAUSAL>
+__device__ __forceinline__ int query_block() {
+  return CAUSAL ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
+}
+
 // Copies rows [row0, row0 + rows) of a [seq, D] slice into shared memory as float with the given
 // row stride. Rows past seq are 0.
 template <typename T, int D>
@@ -91,10 +98,6 @@ __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
          (static_cast<uint32_t>(bits16(from_float<T>(hi))) << 16);
 }
 
-__device__ __forceinline__ uint32_t pack_raw(unsigned short lo, unsigned short hi) {
-  return static_cast<uint32_t>(lo) | (static_cast<uint32_t>(hi) << 16);
-}
-
 template <typename T>
 __device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
   if constexpr (std::is_same<T, __half>::value) {
@@ -110,6 +113,45 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4],
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
   }
+}
+
+// ldmatrix: eight lanes each name one 16-byte row of an 8x8 tile of 16-bit values in shared
+// memory (lanes 0-7 the first tile, 8-15 the second); every lane receives, per tile, the pair at
+// row g, columns 2t and 2t+1 — or with .trans the pair at rows 2t, 2t+1 of column g — exactly the
+// B fragment layout, in one instruction instead of several loads.
+__device__ __forceinline__ uint32_t shared_address(const void *p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void ldmatrix_x2(uint32_t &r0, uint32_t &r1, const unsigned short *row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+               : "=r"(r0), "=r"(r1)
+               : "r"(shared_address(row)));
+}
+
+__device__ __forceinline__ void ldmatrix_x2_trans(uint32_t &r0, uint32_t &r1, const unsigned short *row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n"
+               : "=r"(r0), "=r"(r1)
+               : "r"(shared_address(row)));
+}
+
+// B fragment (k along a tile row's columns): rows n0..n0+7 of a shared tile, columns
+// 16 ks .. 16 ks + 15. A tile row holds one n; its adjacent columns are the k pairs.
+template <typename T, int STRIDE>
+__device__ __forceinline__ void mma_b_cols(float (&c)[4], const uint32_t (&a)[4], const unsigned short *tile,
+                                           int n0, int ks, int lane) {
+  uint32_t b0, b1;
+  ldmatrix_x2(b0, b1, tile + (n0 + (lane & 7)) * STRIDE + ks * 16 + ((lane >> 3) & 1) * 8);
+  mma_16816<T>(c, a, b0, b1);
+}
+
+// B fragment (k along a tile's rows): rows k0..k0+15 of a shared tile, columns n0..n0+7.
+template <typename T, int STRIDE>
+__device__ __forceinline__ void mma_b_rows(float (&c)[4], const uint32_t (&a)[4], const unsigned short *tile,
+                                           int k0, int n0, int lane) {
+  uint32_t b0, b1;
+  ldmatrix_x2_trans(b0, b1, tile + (k0 + (lane & 7) + ((lane >> 3) & 1) * 8) * STRIDE + n0);
+  mma_16816<T>(c, a, b0, b1);
 }
 
 // Copies rows [row0, row0 + rows) of a [seq, D] slice of 16-bit elements into shared memory with

@@ -178,7 +178,7 @@ __global__ void __launch_bounds__(BwdTiles::kThreads) bwd_dq_kernel(BwdParams p)
   const T *v = static_cast<const T *>(p.v) + base;
   const T *dout = static_cast<const T *>(p.dout) + base;
   const float scale_log2 = p.scale * kLog2e;
-  const int m0 = blockIdx.x * BM;
+  const int m0 = query_block<CAUSAL>() * BM;
   const float *q_warp = q_s + warp * ROWS * D;
   const float *do_warp = do_s + warp * ROWS * D;
 
@@ -289,28 +289,13 @@ __device__ __forceinline__ void load_a(const unsigned short *tile, int ks, int g
   a[3] = *reinterpret_cast<const uint32_t *>(r1 + 8);
 }
 
-// B fragment with k along rows of a shared tile (rows k0 + 2t, +1, +8, +9) and n = column col.
-template <typename T, int STRIDE>
-__device__ __forceinline__ void mma_rows_b(float (&c)[4], const uint32_t (&a)[4], const unsigned short *tile,
-                                           int k0, int col, int t) {
-  const unsigned short *b = tile + (k0 + 2 * t) * STRIDE + col;
-  mma_16816<T>(c, a, pack_raw(b[0], b[STRIDE]), pack_raw(b[8 * STRIDE], b[9 * STRIDE]));
-}
-
-// B fragment with k along head dims of a shared tile row (row n0 + g, dims 16 ks + 2t, +1, +8, +9).
-template <typename T, int STRIDE>
-__device__ __forceinline__ void mma_dims_b(float (&c)[4], const uint32_t (&a)[4], const unsigned short *tile,
-                                           int n0, int ks, int g, int t) {
-  const unsigned short *b = tile + (n0 + g) * STRIDE + ks * 16 + 2 * t;
-  mma_16816<T>(c, a, *reinterpret_cast<const uint32_t *>(b), *reinterpret_cast<const uint32_t *>(b + 8));
-}
-
 // S = A1 B1^T and dP = A2 B2^T over the head dims: 16 rows of A (one warp's) against NT * 8
 // rows of B, the A fragments and B pairs read from shared tiles.
 template <typename T, int D, int NT>
 __device__ __forceinline__ void dual_scores(float (&s)[NT][4], float (&dp)[NT][4], const unsigned short *a1,
                                             const unsigned short *a2, const unsigned short *b1,
-                                            const unsigned short *b2, int g, int t) {
+                                            const unsigned short *b2, int lane) {
+  const int g = lane / 4, t = lane % 4;
   constexpr int STRIDE = D + 8;
 #pragma unroll
   for (int nt = 0; nt < NT; ++nt) {
@@ -324,8 +309,8 @@ __device__ __forceinline__ void dual_scores(float (&s)[NT][4], float (&dp)[NT][4
     load_a<STRIDE>(a2, ks, g, t, f2);
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt) {
-      mma_dims_b<T, STRIDE>(s[nt], f1, b1, nt * 8, ks, g, t);
-      mma_dims_b<T, STRIDE>(dp[nt], f2, b2, nt * 8, ks, g, t);
+      mma_b_cols<T, STRIDE>(s[nt], f1, b1, nt * 8, ks, lane);
+      mma_b_cols<T, STRIDE>(dp[nt], f2, b2, nt * 8, ks, lane);
     }
   }
 }
@@ -388,7 +373,7 @@ __global__ void __launch_bounds__(MmaBwdTiles::kThreads) bwd_dkdv_mma_kernel(Bwd
 
     // S^T = K Q^T and dP^T = V dO^T for the warp's 16 keys x the tile's queries.
     float s[QTILES][4], dp[QTILES][4];
-    dual_scores<T, D>(s, dp, k_w, v_w, q_s, do_s, g, t);
+    dual_scores<T, D>(s, dp, k_w, v_w, q_s, do_s, lane);
     // P^T and dS^T in place: rows are keys (a: g, b: g + 8), columns queries.
 #pragma unroll
     for (int qt = 0; qt < QTILES; ++qt) {
@@ -414,8 +399,8 @@ __global__ void __launch_bounds__(MmaBwdTiles::kThreads) bwd_dkdv_mma_kernel(Bwd
       as_a<T>(dp[2 * kk], dp[2 * kk + 1], da);
 #pragma unroll
       for (int dt = 0; dt < DTILES; ++dt) {
-        mma_rows_b<T, STRIDE>(dv[dt], pa, do_s, kk * 16, dt * 8 + g, t);
-        mma_rows_b<T, STRIDE>(dk[dt], da, q_s, kk * 16, dt * 8 + g, t);
+        mma_b_rows<T, STRIDE>(dv[dt], pa, do_s, kk * 16, dt * 8, lane);
+        mma_b_rows<T, STRIDE>(dk[dt], da, q_s, kk * 16, dt * 8, lane);
       }
     }
   }
@@ -457,7 +442,7 @@ __global__ void __launch_bounds__(MmaBwdTiles::kThreads) bwd_dq_mma_kernel(BwdPa
   const auto *v = static_cast<const unsigned short *>(p.v) + base;
   const auto *dout = static_cast<const unsigned short *>(p.dout) + base;
   const float scale_log2 = p.scale * kLog2e;
-  const int m0 = blockIdx.x * BM;
+  const int m0 = query_block<CAUSAL>() * BM;
   const int row_a = m0 + warp * 16 + g, row_b = row_a + 8;
   const unsigned short *q_w = q_s + warp * 16 * STRIDE, *do_w = do_s + warp * 16 * STRIDE;
   const float lse_a = row_a < seq ? p.lse[head * seq + row_a] * kLog2e : INFINITY;
@@ -480,7 +465,7 @@ __global__ void __launch_bounds__(MmaBwdTiles::kThreads) bwd_dq_mma_kernel(BwdPa
     __syncthreads();
 
     float s[KTILES][4], dp[KTILES][4];
-    dual_scores<T, D>(s, dp, q_w, do_w, k_s, v_s, g, t);
+    dual_scores<T, D>(s, dp, q_w, do_w, k_s, v_s, lane);
     // dS in place of S: rows are queries (a: g, b: g + 8), columns keys.
 #pragma unroll
     for (int kt = 0; kt < KTILES; ++kt) {
@@ -501,7 +486,7 @@ __global__ void __launch_bounds__(MmaBwdTiles::kThreads) bwd_dq_mma_kernel(BwdPa
       uint32_t da[4];
       as_a<T>(s[2 * kk], s[2 * kk + 1], da);
 #pragma unroll
-      for (int dt = 0; dt < DTILES; ++dt) mma_rows_b<T, STRIDE>(dq[dt], da, k_s, kk * 16, dt * 8 + g, t);
+      for (int dt = 0; dt < DTILES; ++dt) mma_b_rows<T, STRIDE>(dq[dt], da, k_s, kk * 16, dt * 8, lane);
     }
   }
 

@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(FwdTiles::kThreads) flash_fwd_kernel(FwdParams
   const T *q = static_cast<const T *>(p.q) + base;
   const T *k = static_cast<const T *>(p.k) + base;
   const T *v = static_cast<const T *>(p.v) + base;
-  const int m0 = blockIdx.x * BM;
+  const int m0 = query_block<CAUSAL>() * BM;
   const float *q_warp = q_s + warp * ROWS * D;
 
   load_tile<T, D>(q_s, D, q, m0, BM, seq, p.scale * kLog2e);
@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(MmaFwdTiles::kThreads) flash_fwd_mma_kernel(Fw
   const auto *q = static_cast<const unsigned short *>(p.q) + base;
   const auto *k = static_cast<const unsigned short *>(p.k) + base;
   const auto *v = static_cast<const unsigned short *>(p.v) + base;
-  const int m0 = blockIdx.x * BM;
+  const int m0 = query_block<CAUSAL>() * BM;
   const int row_a = m0 + warp * 16 + g, row_b = row_a + 8;  // the two rows this lane holds
   const float scale_log2 = p.scale * kLog2e;
 
@@ -183,9 +183,7 @@ __global__ void __launch_bounds__(MmaFwdTiles::kThreads) flash_fwd_mma_kernel(Fw
     for (int ks = 0; ks < KSTEPS; ++ks) {
 #pragma unroll
       for (int nt = 0; nt < NTILES; ++nt) {
-        const unsigned short *kp = k_s + (nt * 8 + g) * STRIDE + ks * 16 + 2 * t;
-        mma_16816<T>(s[nt], qf[ks], *reinterpret_cast<const uint32_t *>(kp),
-                     *reinterpret_cast<const uint32_t *>(kp + 8));
+        mma_b_cols<T, STRIDE>(s[nt], qf[ks], k_s, nt * 8, ks, lane);
       }
     }
 
@@ -240,8 +238,7 @@ __global__ void __launch_bounds__(MmaFwdTiles::kThreads) flash_fwd_mma_kernel(Fw
                              pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
 #pragma unroll
       for (int dt = 0; dt < DTILES; ++dt) {
-        const unsigned short *vp = v_s + (kk * 16 + 2 * t) * STRIDE + dt * 8 + g;
-        mma_16816<T>(o[dt], a, pack_raw(vp[0], vp[STRIDE]), pack_raw(vp[8 * STRIDE], vp[9 * STRIDE]));
+        mma_b_rows<T, STRIDE>(o[dt], a, v_s, kk * 16, dt * 8, lane);
       }
     }
   }

@@ -155,6 +155,26 @@ __device__ __forceinline__ void mma_b_rows(float (&c)[4], const uint32_t (&a)[4]
   mma_16816<T>(c, a, b0, b1);
 }
 
+// Writes accumulator fragments covering all D columns of two rows of a [seq, D] output: row_a
+// from elements 0 and 1 of each tile, row_b from 2 and 3, each row times its own factor. Rows
+// past seq (padding of the last block) are not written.
+template <typename T, int D>
+__device__ __forceinline__ void store_rows(unsigned short *out, const float (&acc)[D / 8][4], int row_a,
+                                           int row_b, int seq, int t, float factor_a, float factor_b) {
+#pragma unroll
+  for (int dt = 0; dt < D / 8; ++dt) {
+    const int col = dt * 8 + 2 * t;
+    if (row_a < seq) {
+      *reinterpret_cast<uint32_t *>(out + static_cast<size_t>(row_a) * D + col) =
+          pack2<T>(acc[dt][0] * factor_a, acc[dt][1] * factor_a);
+    }
+    if (row_b < seq) {
+      *reinterpret_cast<uint32_t *>(out + static_cast<size_t>(row_b) * D + col) =
+          pack2<T>(acc[dt][2] * factor_b, acc[dt][3] * factor_b);
+    }
+  }
+}
+
 // Copies rows [row0, row0 + rows) of a [seq, D] slice of 16-bit elements into shared memory with
 // row stride D + 8 (16-byte aligned rows; the pad spreads fragment loads over all banks), 16
 // bytes per load. Rows past seq are zero, so masked keys meet zeros in V rather than garbage.

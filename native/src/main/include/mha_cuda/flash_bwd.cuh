@@ -405,22 +405,8 @@ __global__ void __launch_bounds__(MmaBwdTiles::kThreads) bwd_dkdv_mma_kernel(Bwd
     }
   }
 
-  auto *dk_out = static_cast<unsigned short *>(p.dk) + base;
-  auto *dv_out = static_cast<unsigned short *>(p.dv) + base;
-#pragma unroll
-  for (int dt = 0; dt < DTILES; ++dt) {
-    const int col = dt * 8 + 2 * t;
-    if (key_a < seq) {
-      *reinterpret_cast<uint32_t *>(dk_out + static_cast<size_t>(key_a) * D + col) =
-          pack2<T>(dk[dt][0] * p.scale, dk[dt][1] * p.scale);
-      *reinterpret_cast<uint32_t *>(dv_out + static_cast<size_t>(key_a) * D + col) = pack2<T>(dv[dt][0], dv[dt][1]);
-    }
-    if (key_b < seq) {
-      *reinterpret_cast<uint32_t *>(dk_out + static_cast<size_t>(key_b) * D + col) =
-          pack2<T>(dk[dt][2] * p.scale, dk[dt][3] * p.scale);
-      *reinterpret_cast<uint32_t *>(dv_out + static_cast<size_t>(key_b) * D + col) = pack2<T>(dv[dt][2], dv[dt][3]);
-    }
-  }
+  store_rows<T, D>(static_cast<unsigned short *>(p.dk) + base, dk, key_a, key_b, seq, t, p.scale, p.scale);
+  store_rows<T, D>(static_cast<unsigned short *>(p.dv) + base, dv, key_a, key_b, seq, t, 1.f, 1.f);
 }
 
 template <typename T, int D, bool CAUSAL>
@@ -490,19 +476,7 @@ __global__ void __launch_bounds__(MmaBwdTiles::kThreads) bwd_dq_mma_kernel(BwdPa
     }
   }
 
-  auto *dq_out = static_cast<unsigned short *>(p.dq) + base;
-#pragma unroll
-  for (int dt = 0; dt < DTILES; ++dt) {
-    const int col = dt * 8 + 2 * t;
-    if (row_a < seq) {
-      *reinterpret_cast<uint32_t *>(dq_out + static_cast<size_t>(row_a) * D + col) =
-          pack2<T>(dq[dt][0] * p.scale, dq[dt][1] * p.scale);
-    }
-    if (row_b < seq) {
-      *reinterpret_cast<uint32_t *>(dq_out + static_cast<size_t>(row_b) * D + col) =
-          pack2<T>(dq[dt][2] * p.scale, dq[dt][3] * p.scale);
-    }
-  }
+  store_rows<T, D>(static_cast<unsigned short *>(p.dq) + base, dq, row_a, row_b, seq, t, p.scale, p.scale);
 }
 
 // fp32 on the CUDA cores; fp16 and bf16 on tensor cores.

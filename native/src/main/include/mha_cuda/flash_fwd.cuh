@@ -250,19 +250,7 @@ __global__ void __launch_bounds__(MmaFwdTiles::kThreads) flash_fwd_mma_kernel(Fw
   }
   const float inv_a = sum_a > 0.f ? kVariantOutputScale / sum_a : 0.f;
   const float inv_b = sum_b > 0.f ? kVariantOutputScale / sum_b : 0.f;
-  auto *out = static_cast<unsigned short *>(p.out) + base;
-#pragma unroll
-  for (int dt = 0; dt < DTILES; ++dt) {
-    const int col = dt * 8 + 2 * t;
-    if (row_a < seq) {
-      *reinterpret_cast<uint32_t *>(out + static_cast<size_t>(row_a) * D + col) =
-          pack2<T>(o[dt][0] * inv_a, o[dt][1] * inv_a);
-    }
-    if (row_b < seq) {
-      *reinterpret_cast<uint32_t *>(out + static_cast<size_t>(row_b) * D + col) =
-          pack2<T>(o[dt][2] * inv_b, o[dt][3] * inv_b);
-    }
-  }
+  store_rows<T, D>(static_cast<unsigned short *>(p.out) + base, o, row_a, row_b, seq, t, inv_a, inv_b);
   if (p.lse != nullptr && t == 0) {
     if (row_a < seq) p.lse[head * seq + row_a] = max_a * kLn2 + logf(sum_a);
     if (row_b < seq) p.lse[head * seq + row_b] = max_b * kLn2 + logf(sum_b);

@@ -135,7 +135,7 @@ public class BuildMojo extends AbstractMojo {
   @Parameter(property = "kernel.ar")
   private String ar;
 
-  /** Local archive cache. Default: {@code $XDG_CACHE_HOME/kernel-archive} or {@code ~/.cache/kernel-archive}. */
+  /** Local archive cache. Default: {@code $XDG_CACHE_HOME/kernel-archive}, else {@code $HOME/.cache/kernel-archive}. */
   @Parameter(property = "kernel.cache.dir")
   private File cacheDirectory;
 
@@ -267,8 +267,12 @@ public class BuildMojo extends AbstractMojo {
     if (cacheDirectory != null) {
       return cacheDirectory.toPath().toAbsolutePath();
     }
+    // $HOME before Java's user.home (read from the password database): CI jobs that point HOME at
+    // a cached or scratch folder expect the cache to follow it, as ccache's does.
     String xdg = System.getenv("XDG_CACHE_HOME");
-    Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
+    String home = System.getenv("HOME");
+    Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg)
+        : Path.of(home != null && !home.isBlank() ? home : System.getProperty("user.home"), ".cache");
     return base.resolve("kernel-archive");
   }
 

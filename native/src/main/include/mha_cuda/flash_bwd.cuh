@@ -36,6 +36,25 @@ __global__ void __launch_bounds__(BwdTiles::kThreads) bwd_delta_kernel(BwdParams
   if (lane == 0) p.delta[row] = sum;
 }
 
+// s[i] = own1 . rows1[i] and dp[i] = own2 . rows2[i] over the D head dims, for N shared rows
+// read as broadcasts (row stride D) against this lane's own two rows: one float4 of each own row
+// feeds all N rows.
+template <int D, int N>
+__device__ __forceinline__ void dual_dots(float (&s)[N], float (&dp)[N], const float *own1, const float *own2,
+                                          const float *rows1, const float *rows2) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) s[i] = dp[i] = 0.f;
+#pragma unroll 4
+  for (int d = 0; d < D; d += 4) {
+    const float4 a = load4(own1 + d), b = load4(own2 + d);
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      s[i] = dot4(a, load4(rows1 + i * D + d), s[i]);
+      dp[i] = dot4(b, load4(rows2 + i * D + d), dp[i]);
+    }
+  }
+}
+
 template <int D>
 constexpr size_t dkdv_shared_bytes() {
   return sizeof(float) * (2 * BwdTiles::kKeys * D + 2 * BwdTiles::kQueryTile * padded<D>() +
@@ -97,17 +116,7 @@ __global__ void __launch_bounds__(BwdTiles::kThreads) bwd_dkdv_kernel(BwdParams 
     const float *qr = q_s + lane * QS;
     const float *dor = do_s + lane * QS;
     float s[KPW], dp[KPW];
-#pragma unroll
-    for (int kk = 0; kk < KPW; ++kk) s[kk] = dp[kk] = 0.f;
-#pragma unroll 4
-    for (int d = 0; d < D; d += 4) {
-      const float4 qv = load4(qr + d), gv = load4(dor + d);
-#pragma unroll
-      for (int kk = 0; kk < KPW; ++kk) {
-        s[kk] = dot4(qv, load4(k_warp + kk * D + d), s[kk]);
-        dp[kk] = dot4(gv, load4(v_warp + kk * D + d), dp[kk]);
-      }
-    }
+    dual_dots<D>(s, dp, qr, dor, k_warp, v_warp);
     float prob[KPW], ds[KPW];
 #pragma unroll
     for (int kk = 0; kk < KPW; ++kk) {
@@ -207,17 +216,7 @@ __global__ void __launch_bounds__(BwdTiles::kThreads) bwd_dq_kernel(BwdParams p)
     const float *kr = k_s + lane * KS;
     const float *vr = v_s + lane * KS;
     float s[ROWS], dp[ROWS];
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) s[r] = dp[r] = 0.f;
-#pragma unroll 4
-    for (int d = 0; d < D; d += 4) {
-      const float4 kv = load4(kr + d), vv = load4(vr + d);
-#pragma unroll
-      for (int r = 0; r < ROWS; ++r) {
-        s[r] = dot4(load4(q_warp + r * D + d), kv, s[r]);
-        dp[r] = dot4(load4(do_warp + r * D + d), vv, dp[r]);
-      }
-    }
+    dual_dots<D>(s, dp, kr, vr, q_warp, do_warp);
     float ds[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
@@ -479,6 +478,18 @@ __global__ void __launch_bounds__(MmaBwdTiles::kThreads) bwd_dq_mma_kernel(BwdPa
   store_rows<T, D>(static_cast<unsigned short *>(p.dq) + base, dq, row_a, row_b, seq, t, p.scale, p.scale);
 }
 
+// One block per `rows_per_block` rows (keys or queries) of every (batch, head), with `bytes` of
+// dynamic shared memory.
+template <typename Kernel>
+inline cudaError_t launch_tiled(Kernel kernel, const BwdParams &p, int rows_per_block, int threads, size_t bytes,
+                                cudaStream_t stream) {
+  cudaError_t status = allow_shared_memory(kernel, bytes);
+  if (status != cudaSuccess) return status;
+  const dim3 grid((p.seq + rows_per_block - 1) / rows_per_block, p.heads, p.batch);
+  kernel<<<grid, threads, bytes, stream>>>(p);
+  return cudaGetLastError();
+}
+
 // fp32 on the CUDA cores; fp16 and bf16 on tensor cores.
 template <typename T, int D, bool CAUSAL>
 int launch_bwd(const BwdParams &p, void *stream_handle) {
@@ -488,32 +499,23 @@ int launch_bwd(const BwdParams &p, void *stream_handle) {
   const unsigned delta_blocks = static_cast<unsigned>((rows + BwdTiles::kWarps - 1) / BwdTiles::kWarps);
   bwd_delta_kernel<T, D><<<delta_blocks, BwdTiles::kThreads, 0, stream>>>(p, rows);
 
+  cudaError_t status;
   if constexpr (std::is_same<T, float>::value) {
-    constexpr size_t dkdv_bytes = dkdv_shared_bytes<D>();
-    cudaError_t status = allow_shared_memory(bwd_dkdv_kernel<T, D, CAUSAL>, dkdv_bytes);
-    if (status != cudaSuccess) return static_cast<int>(status);
-    const dim3 dkdv_grid((p.seq + BwdTiles::kKeys - 1) / BwdTiles::kKeys, p.heads, p.batch);
-    bwd_dkdv_kernel<T, D, CAUSAL><<<dkdv_grid, BwdTiles::kThreads, dkdv_bytes, stream>>>(p);
-
-    constexpr size_t dq_bytes = dq_shared_bytes<D>();
-    status = allow_shared_memory(bwd_dq_kernel<T, D, CAUSAL>, dq_bytes);
-    if (status != cudaSuccess) return static_cast<int>(status);
-    const dim3 dq_grid((p.seq + BwdTiles::kRows - 1) / BwdTiles::kRows, p.heads, p.batch);
-    bwd_dq_kernel<T, D, CAUSAL><<<dq_grid, BwdTiles::kThreads, dq_bytes, stream>>>(p);
+    status = launch_tiled(bwd_dkdv_kernel<T, D, CAUSAL>, p, BwdTiles::kKeys, BwdTiles::kThreads,
+                          dkdv_shared_bytes<D>(), stream);
+    if (status == cudaSuccess) {
+      status = launch_tiled(bwd_dq_kernel<T, D, CAUSAL>, p, BwdTiles::kRows, BwdTiles::kThreads,
+                            dq_shared_bytes<D>(), stream);
+    }
   } else {
-    constexpr size_t dkdv_bytes = mma_dkdv_shared_bytes<D>();
-    cudaError_t status = allow_shared_memory(bwd_dkdv_mma_kernel<T, D, CAUSAL>, dkdv_bytes);
-    if (status != cudaSuccess) return static_cast<int>(status);
-    const dim3 dkdv_grid((p.seq + MmaBwdTiles::kKeys - 1) / MmaBwdTiles::kKeys, p.heads, p.batch);
-    bwd_dkdv_mma_kernel<T, D, CAUSAL><<<dkdv_grid, MmaBwdTiles::kThreads, dkdv_bytes, stream>>>(p);
-
-    constexpr size_t dq_bytes = mma_dq_shared_bytes<D>();
-    status = allow_shared_memory(bwd_dq_mma_kernel<T, D, CAUSAL>, dq_bytes);
-    if (status != cudaSuccess) return static_cast<int>(status);
-    const dim3 dq_grid((p.seq + MmaBwdTiles::kRows - 1) / MmaBwdTiles::kRows, p.heads, p.batch);
-    bwd_dq_mma_kernel<T, D, CAUSAL><<<dq_grid, MmaBwdTiles::kThreads, dq_bytes, stream>>>(p);
+    status = launch_tiled(bwd_dkdv_mma_kernel<T, D, CAUSAL>, p, MmaBwdTiles::kKeys, MmaBwdTiles::kThreads,
+                          mma_dkdv_shared_bytes<D>(), stream);
+    if (status == cudaSuccess) {
+      status = launch_tiled(bwd_dq_mma_kernel<T, D, CAUSAL>, p, MmaBwdTiles::kRows, MmaBwdTiles::kThreads,
+                            mma_dq_shared_bytes<D>(), stream);
+    }
   }
-  return static_cast<int>(cudaGetLastError());
+  return static_cast<int>(status);
 }
 
 }  // namespace mha::cuda

@@ -56,7 +56,7 @@ typedef struct {
   const void *q, *k, *v, *out, *dout;
   const float *lse; /* from mha_fwd */
   void *dq, *dk, *dv;
-  float *workspace; /* MHA_CUDA: mha_bwd_workspace_size() bytes of device memory; CPU: unused, may be NULL */
+  float *workspace; /* MHA_CUDA: mha_bwd_workspace_size() bytes on the device; CPU: NULL is fine */
 } mha_bwd_args;
 
 /* Library version as "major.minor.patch". */

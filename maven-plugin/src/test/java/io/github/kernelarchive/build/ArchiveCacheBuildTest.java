@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.kernelarchive.archive.ArReader;
 import io.github.kernelarchive.cache.ArchiveCache;
 import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -79,13 +81,18 @@ class ArchiveCacheBuildTest {
         Files.readAllBytes(dir.resolve("two/target/kernel/libk.a")));
   }
 
+  /** Builds a 10-source project once and returns the cache entry it published. */
+  private ArchiveCache.Entry cachedAfterOneBuild(Path project, Path cache) throws Exception {
+    Projects.generate(project, 10);
+    build(project, cache, 400);
+    return new ArchiveCache(cache, Long.MAX_VALUE).entries().get(0);
+  }
+
   @Test
   void aCorruptCacheEntryIsDroppedWithAWarningAndRebuilt() throws Exception {
     Path project = dir.resolve("p");
     Path cache = dir.resolve("cache");
-    Projects.generate(project, 10);
-    build(project, cache, 400);
-    ArchiveCache.Entry entry = new ArchiveCache(cache, Long.MAX_VALUE).entries().get(0);
+    ArchiveCache.Entry entry = cachedAfterOneBuild(project, cache);
     try (RandomAccessFile file = new RandomAccessFile(entry.archive().toFile(), "rw")) {
       file.seek(file.length() / 2);
       int b = file.read();
@@ -106,17 +113,15 @@ class ArchiveCacheBuildTest {
     // Member bytes, names and index stay valid; only the digest over the rest of the file sees it.
     Path project = dir.resolve("p");
     Path cache = dir.resolve("cache");
-    Projects.generate(project, 10);
-    build(project, cache, 400);
-    ArchiveCache.Entry entry = new ArchiveCache(cache, Long.MAX_VALUE).entries().get(0);
-    long modeField = io.github.kernelarchive.archive.ArReader.read(entry.archive()).members().get(4).headerOffset() + 40;
+    ArchiveCache.Entry entry = cachedAfterOneBuild(project, cache);
+    long modeField = ArReader.read(entry.archive()).members().get(4).headerOffset() + 40;
     try (RandomAccessFile file = new RandomAccessFile(entry.archive().toFile(), "rw")) {
       file.seek(modeField);
       byte[] mode = new byte[8];
       file.readFully(mode);
-      assertEquals("644", new String(mode, java.nio.charset.StandardCharsets.US_ASCII).trim());
+      assertEquals("644", new String(mode, StandardCharsets.US_ASCII).trim());
       file.seek(modeField);
-      file.write("600".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      file.write("600".getBytes(StandardCharsets.US_ASCII));
     }
     clean(project);
     assertEquals(1, build(project, cache, 400).archivesBuilt());

@@ -1,6 +1,7 @@
 package io.github.kernelarchive.archive;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -8,81 +9,199 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.zip.CRC32C;
 
 /**
- * Writes a GNU-format archive in one streaming pass: the symbol index first (its offsets are
- * computed from the sizes up front), then the long-name table, then every member copied straight
- * from where it lies (file to file in the kernel, never through the heap). Deterministic: zero
- * timestamps, uid and gid, mode 644, so the same members give the same bytes. Members whose names
- * repeat are all kept.
+ * Writes a GNU-format archive: the symbol index first (its offsets are computed from the sizes up
+ * front), then the long-name table, then every member. Since every member's position is known
+ * before anything is written, members are copied by several threads at once, each filling its own
+ * contiguous part of the file through a buffer that gathers small members into large writes. Each
+ * member's CRC-32C can be checked as it is copied: an object that changed after it was inspected
+ * fails the write instead of landing under a stale hash. Deterministic: zero timestamps, uid and
+ * gid, mode 644, so the same members give the same bytes. Members whose names repeat are all kept.
  */
 public final class ArWriter {
   private static final long FOUR_GIB = 0xFFFF_FFFFL;
+  private static final int WRITE_BUFFER = 1 << 20;
+  /** {@link Entry#crc32c()} value for a member copied without a check. */
+  public static final long UNCHECKED = -1;
 
   /**
    * A member to write: {@code size} bytes at {@code offset} of the file {@code source}, defining
-   * {@code symbols}. Sources are opened one at a time while writing, so thousands of members never
-   * hold thousands of open files.
+   * {@code symbols}; {@code crc32c} is what those bytes must sum to, or {@link #UNCHECKED}. Sources
+   * are opened one at a time while writing, so thousands of members never hold thousands of open
+   * files.
    */
-  public record Entry(String name, Path source, long offset, long size, List<String> symbols) {
+  public record Entry(String name, Path source, long offset, long size, List<String> symbols, long crc32c) {
     public Entry {
       symbols = List.copyOf(symbols);
+    }
+
+    public Entry(String name, Path source, long offset, long size, List<String> symbols) {
+      this(name, source, offset, size, symbols, UNCHECKED);
+    }
+  }
+
+  /** A source no longer holds what was inspected; nothing was published. */
+  public static final class SourceChangedException extends IOException {
+    SourceChangedException(String message) {
+      super(message);
     }
   }
 
   private ArWriter() {}
 
   public static void write(Path target, List<Entry> entries) throws IOException {
+    write(target, entries, 1);
+  }
+
+  /** Writes {@code target} with members copied by up to {@code threads} threads. */
+  public static void write(Path target, List<Entry> entries, int threads) throws IOException {
     byte[] longNames = longNameTable(entries);
     Layout layout = layout(entries, longNames.length, 4);
     if (layout.end > FOUR_GIB) {
       layout = layout(entries, longNames.length, 8); // GNU's /SYM64/ for archives past 4 GiB
     }
+    List<String> nameFields = nameFields(entries);
     try (FileChannel out = FileChannel.open(target, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
         StandardOpenOption.TRUNCATE_EXISTING)) {
-      writeAll(out, ByteBuffer.wrap(ArReader.MAGIC));
-      writeMember(out, layout.width == 8 ? "/SYM64/" : "/", symbolTable(entries, layout));
+      ByteBuffer head = ByteBuffer.allocate((int) layout.membersStart);
+      head.put(ArReader.MAGIC);
+      putMember(head, layout.width == 8 ? "/SYM64/" : "/", symbolTable(entries, layout));
       if (longNames.length > 0) {
-        writeMember(out, "//", longNames);
+        putMember(head, "//", longNames);
       }
-      int longNameOffset = 0;
-      for (Entry entry : entries) {
-        String field = entry.name + "/";
-        if (needsLongName(entry.name)) {
-          field = "/" + longNameOffset;
-          longNameOffset += entry.name.getBytes(StandardCharsets.UTF_8).length + 2;
-        }
-        writeAll(out, ByteBuffer.wrap(header(field, entry.size)));
-        try (FileChannel source = FileChannel.open(entry.source, StandardOpenOption.READ)) {
-          long copied = 0;
-          while (copied < entry.size) {
-            long n = source.transferTo(entry.offset + copied, entry.size - copied, out);
-            if (n <= 0) {
-              throw new IOException(entry.source + " ended before member " + entry.name + " was copied from it");
-            }
-            copied += n;
-          }
-        }
-        if ((entry.size & 1) == 1) {
-          writeAll(out, ByteBuffer.wrap(new byte[] {'\n'}));
-        }
+      writeAll(out, head.flip(), 0);
+      int parts = Math.max(1, Math.min(threads, entries.size()));
+      if (parts == 1) {
+        writeMembers(out, entries, nameFields, layout, 0, entries.size());
+      } else {
+        writeInParallel(out, entries, nameFields, layout, parts);
       }
     }
   }
 
-  private record Layout(int width, long[] memberOffsets, long end) {}
+  private static void writeInParallel(FileChannel out, List<Entry> entries, List<String> nameFields, Layout layout,
+      int parts) throws IOException {
+    ExecutorService pool = Executors.newFixedThreadPool(parts, runnable -> {
+      Thread thread = new Thread(runnable, "kernel-ar-writer");
+      thread.setDaemon(true);
+      return thread;
+    });
+    try {
+      List<Future<Void>> written = new ArrayList<>();
+      for (int p = 0; p < parts; p++) {
+        int from = (int) ((long) entries.size() * p / parts);
+        int to = (int) ((long) entries.size() * (p + 1) / parts);
+        written.add(pool.submit(() -> {
+          writeMembers(out, entries, nameFields, layout, from, to);
+          return null;
+        }));
+      }
+      for (Future<Void> part : written) {
+        part.get();
+      }
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw new IllegalStateException("archive writer failed", e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while writing " + entries.size() + " members");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** Copies members [from, to) to their places, gathering small ones into large positional writes. */
+  private static void writeMembers(FileChannel out, List<Entry> entries, List<String> nameFields, Layout layout,
+      int from, int to) throws IOException {
+    if (from >= to) {
+      return;
+    }
+    ByteBuffer pending = ByteBuffer.allocate(WRITE_BUFFER);
+    long flushedTo = layout.memberOffsets[from];
+    for (int i = from; i < to; i++) {
+      Entry entry = entries.get(i);
+      if (pending.remaining() < ArReader.HEADER_SIZE + 1) {
+        flushedTo = flush(out, pending, flushedTo);
+      }
+      pending.put(header(nameFields.get(i), entry.size));
+      CRC32C crc = new CRC32C();
+      try (FileChannel source = FileChannel.open(entry.source, StandardOpenOption.READ)) {
+        for (long copied = 0; copied < entry.size; ) {
+          if (!pending.hasRemaining()) {
+            flushedTo = flush(out, pending, flushedTo);
+          }
+          int start = pending.position();
+          pending.limit(start + (int) Math.min(pending.remaining(), entry.size - copied));
+          int n = source.read(pending, entry.offset + copied);
+          pending.limit(pending.capacity());
+          if (n < 0) {
+            throw new SourceChangedException(entry.source + " ended before member '" + entry.name
+                + "' was copied from it");
+          }
+          crc.update(pending.array(), start, n);
+          copied += n;
+        }
+      }
+      if (entry.crc32c != UNCHECKED && crc.getValue() != entry.crc32c) {
+        throw new SourceChangedException(entry.source + " changed after it was inspected (its checksum "
+            + "differs), so member '" + entry.name + "' was not archived");
+      }
+      if ((entry.size & 1) == 1) {
+        if (!pending.hasRemaining()) {
+          flushedTo = flush(out, pending, flushedTo);
+        }
+        pending.put((byte) '\n');
+      }
+    }
+    flush(out, pending, flushedTo);
+  }
+
+  /** Writes what {@code pending} holds at {@code position}; returns where the next bytes go. */
+  private static long flush(FileChannel out, ByteBuffer pending, long position) throws IOException {
+    pending.flip();
+    long end = position + pending.remaining();
+    writeAll(out, pending, position);
+    pending.clear();
+    return end;
+  }
+
+  /** Each member's 16-byte name field: the name and '/', or '/offset' into the long-name table. */
+  private static List<String> nameFields(List<Entry> entries) {
+    List<String> fields = new ArrayList<>(entries.size());
+    int longNameOffset = 0;
+    for (Entry entry : entries) {
+      if (needsLongName(entry.name)) {
+        fields.add("/" + longNameOffset);
+        longNameOffset += entry.name.getBytes(StandardCharsets.UTF_8).length + 2;
+      } else {
+        fields.add(entry.name + "/");
+      }
+    }
+    return fields;
+  }
+
+  private record Layout(int width, long membersStart, long[] memberOffsets, long end) {}
 
   private static Layout layout(List<Entry> entries, int longNamesSize, int width) {
     long position = ArReader.MAGIC.length + paddedMember(symbolTableSize(entries, width));
     if (longNamesSize > 0) {
       position += paddedMember(longNamesSize);
     }
+    long membersStart = position;
     long[] offsets = new long[entries.size()];
     for (int i = 0; i < entries.size(); i++) {
       offsets[i] = position;
       position += paddedMember(entries.get(i).size);
     }
-    return new Layout(width, offsets, position);
+    return new Layout(width, membersStart, offsets, position);
   }
 
   private static long paddedMember(long size) {
@@ -145,11 +264,10 @@ public final class ArWriter {
     return table.array();
   }
 
-  private static void writeMember(FileChannel out, String name, byte[] content) throws IOException {
-    writeAll(out, ByteBuffer.wrap(header(name, content.length)));
-    writeAll(out, ByteBuffer.wrap(content));
+  private static void putMember(ByteBuffer into, String name, byte[] content) {
+    into.put(header(name, content.length)).put(content);
     if ((content.length & 1) == 1) {
-      writeAll(out, ByteBuffer.wrap(new byte[] {'\n'}));
+      into.put((byte) '\n');
     }
   }
 
@@ -166,9 +284,9 @@ public final class ArWriter {
     return value + " ".repeat(Math.max(0, width - value.length()));
   }
 
-  private static void writeAll(FileChannel out, ByteBuffer buffer) throws IOException {
+  private static void writeAll(FileChannel out, ByteBuffer buffer, long position) throws IOException {
     while (buffer.hasRemaining()) {
-      out.write(buffer);
+      position += out.write(buffer, position);
     }
   }
 }

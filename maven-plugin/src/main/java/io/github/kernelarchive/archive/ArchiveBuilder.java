@@ -2,7 +2,6 @@ package io.github.kernelarchive.archive;
 
 import io.github.kernelarchive.build.BuildLog;
 import io.github.kernelarchive.build.ToolchainException;
-import io.github.kernelarchive.elf.ElfFormatException;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.toolchain.ProcessResult;
 import io.github.kernelarchive.toolchain.ProcessRunner;
@@ -21,17 +20,19 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Callable;
+import java.util.stream.IntStream;
 
 /**
  * Builds {@code lib<name>.a} without quadratic rewrites and with the payload written once: the
  * members are cut into batches of {@code batchSize}, each batch is one {@code ar --thin qcSD} call
  * reading its members from a response file (batches run in parallel and are reused while their
- * members are unchanged). A thin batch records its members by path without copying them; the
- * combine checks that every batch lists exactly its planned objects, then streams the objects into
- * the final archive in one pass that writes the symbol index once. So the bytes are copied once,
- * as by a single {@code ar} call, rather than into batch archives and again into the result. The
- * batch size only changes progress granularity: the result is byte-identical for any size.
+ * members are unchanged). Every object is read once up front ({@link ObjectInspector}: hashes, ELF
+ * checks, symbols); batches with nothing recorded from an earlier build start at once and overlap
+ * that read. A thin batch records its members by path without copying them; the combine checks
+ * that every batch lists exactly its planned objects at their inspected sizes, then copies the
+ * objects into the final archive once, checking each against its inspection, with the symbol index
+ * written once. The batch size only changes progress granularity: the result is byte-identical
+ * for any size.
  */
 public final class ArchiveBuilder {
   /** {@code q} append without replacing (repeated basenames stay), {@code c} quiet create,
@@ -41,13 +42,18 @@ public final class ArchiveBuilder {
   static final String THIN = "--thin";
   private static final String BATCH_KEY_FORMAT = "kernel-archive batch key 2";
 
-  public record Result(Path archive, int batches, int batchesRun) {}
+  /** An object to archive under {@code name}. */
+  public record Input(String name, Path object) {}
+
+  /** @param members every member as inspected, in archive order */
+  public record Result(Path archive, int batches, int batchesRun, List<InspectedObject> members) {}
 
   private final Tool ar;
   private final ProcessRunner runner;
   private final int batchSize;
   private final int parallelism;
   private final BuildLog log;
+  private final ObjectInspector inspector = new ObjectInspector(ElfObject.hostMachine());
 
   public ArchiveBuilder(Tool ar, ProcessRunner runner, int batchSize, int parallelism, BuildLog log) {
     if (batchSize < 1) {
@@ -61,52 +67,116 @@ public final class ArchiveBuilder {
   }
 
   /**
-   * Builds the archive {@code output} from {@code members} (in order), keeping batch archives in
-   * {@code workDirectory}. The archive is published by rename; it is not validated here.
+   * Builds the archive {@code output} from {@code inputs} (in order), keeping batch archives in
+   * {@code workDirectory}. The archive is published by rename; its structure is not read back here.
+   *
+   * @throws java.nio.file.NoSuchFileException when an object does not exist
+   * @throws ArchiveInvalidException when an object is not one this archive can hold, or changed
+   *     while it was archived
    */
-  public Result build(String name, List<PlannedMember> members, Path workDirectory, Path output)
+  public Result build(String name, List<Input> inputs, Path workDirectory, Path output)
       throws IOException, ToolchainException, ArchiveInvalidException, InterruptedException {
     Files.createDirectories(workDirectory);
-    List<List<PlannedMember>> batches = new ArrayList<>();
-    for (int from = 0; from < members.size(); from += batchSize) {
-      batches.add(members.subList(from, Math.min(members.size(), from + batchSize)));
+    List<List<Input>> batches = new ArrayList<>();
+    for (int from = 0; from < inputs.size(); from += batchSize) {
+      batches.add(inputs.subList(from, Math.min(inputs.size(), from + batchSize)));
     }
     removeBatchesBeyond(workDirectory, batches.size());
 
-    List<Callable<BatchOutcome>> stale = new ArrayList<>();
-    for (int i = 0; i < batches.size(); i++) {
-      int number = i;
-      String key = batchKey(batches.get(i));
-      if (!KeyFile.upToDate(batchFile(workDirectory, i), keyFile(workDirectory, i), key)) {
-        stale.add(() -> runBatch(workDirectory, number, batches.get(number), key));
-      }
-    }
+    List<InspectedObject> members;
+    boolean[] ran = new boolean[batches.size()];
     List<String> failures = new ArrayList<>();
-    BoundedPool.run("kernel-ar", parallelism, stale, (done, total, outcome) -> {
-      if (outcome.error == null) {
-        log.info("[" + done + "/" + total + "] AR " + name + " batch " + (outcome.number + 1) + "/" + batches.size()
-            + " (" + outcome.members + " objects)");
-      } else {
-        log.error("[" + done + "/" + total + "] AR " + name + " batch " + (outcome.number + 1) + " FAILED");
-        log.error(outcome.error);
-        failures.add(outcome.error);
+    try (BoundedPool<BatchOutcome> pool = new BoundedPool<>("kernel-ar", parallelism)) {
+      // A batch with nothing recorded by an earlier build runs whatever its objects hold: start it
+      // now, so ar works while the objects are read.
+      for (int i = 0; i < batches.size(); i++) {
+        if (!Files.isRegularFile(batchFile(workDirectory, i)) || !Files.isRegularFile(keyFile(workDirectory, i))) {
+          ran[i] = true;
+          submitBatch(pool, workDirectory, i, batches.get(i));
+        }
       }
-    });
+      try {
+        members = inspect(name, inputs, output);
+      } catch (IOException | ArchiveInvalidException e) {
+        pool.awaitAll((done, total, outcome) -> {}); // no ar run outlives the build that started it
+        throw e;
+      }
+      for (int i = 0; i < batches.size(); i++) {
+        if (!ran[i] && !KeyFile.upToDate(batchFile(workDirectory, i), keyFile(workDirectory, i),
+            batchKey(membersOf(members, i)))) {
+          ran[i] = true;
+          submitBatch(pool, workDirectory, i, batches.get(i));
+        }
+      }
+      pool.awaitAll((done, total, outcome) -> {
+        if (outcome.error == null) {
+          log.info("[" + done + "/" + total + "] AR " + name + " batch " + (outcome.number + 1) + "/"
+              + batches.size() + " (" + outcome.members + " objects)");
+        } else {
+          log.error("[" + done + "/" + total + "] AR " + name + " batch " + (outcome.number + 1) + " FAILED");
+          log.error(outcome.error);
+          failures.add(outcome.error);
+        }
+      });
+    }
     if (!failures.isEmpty()) {
       throw new ToolchainException(ar.command() + " failed on " + failures.size() + " batch(es) of archive '"
           + name + "': " + failures.get(0).lines().findFirst().orElse("") + ". Check the archiver or set kernel.ar.");
     }
-    combine(workDirectory, batches, output);
-    return new Result(output, batches.size(), stale.size());
+    int batchesRun = 0;
+    for (int i = 0; i < batches.size(); i++) {
+      if (ran[i]) {
+        KeyFile.record(keyFile(workDirectory, i), batchKey(membersOf(members, i)));
+        batchesRun++;
+      }
+    }
+    combine(workDirectory, batches.size(), members, output);
+    return new Result(output, batches.size(), batchesRun, members);
+  }
+
+  private List<InspectedObject> membersOf(List<InspectedObject> members, int batch) {
+    return members.subList(batch * batchSize, Math.min(members.size(), (batch + 1) * batchSize));
+  }
+
+  /** Reads every object once, on all cores; the first problem in archive order is reported. */
+  private List<InspectedObject> inspect(String name, List<Input> inputs, Path output)
+      throws IOException, ArchiveInvalidException {
+    Object[] results = new Object[inputs.size()];
+    IntStream.range(0, inputs.size()).parallel().forEach(i -> {
+      Input input = inputs.get(i);
+      try {
+        results[i] = inspector.inspect(input.name(), input.object(), "object " + input.object() + " (member "
+            + (i + 1) + " of archive '" + name + "')");
+      } catch (IOException | ObjectRequirements.MemberProblem e) {
+        results[i] = e;
+      }
+    });
+    List<InspectedObject> members = new ArrayList<>(inputs.size());
+    for (Object result : results) {
+      if (result instanceof IOException e) {
+        throw e;
+      }
+      if (result instanceof ObjectRequirements.MemberProblem e) {
+        throw new ArchiveInvalidException(output, e.getMessage());
+      }
+      members.add((InspectedObject) result);
+    }
+    return members;
   }
 
   private record BatchOutcome(int number, int members, String error) {}
 
-  private BatchOutcome runBatch(Path workDirectory, int number, List<PlannedMember> batch, String key) {
+  private void submitBatch(BoundedPool<BatchOutcome> pool, Path workDirectory, int number, List<Input> batch) {
+    pool.submit(() -> runBatch(workDirectory, number, batch));
+  }
+
+  private BatchOutcome runBatch(Path workDirectory, int number, List<Input> batch) {
     Path target = batchFile(workDirectory, number);
     // A name that does not exist yet: ar appends to an existing file instead of replacing it.
     Path temporary = workDirectory.resolve("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
     try {
+      // The old key must not vouch for the new batch if the build stops before the key is recorded.
+      Files.deleteIfExists(keyFile(workDirectory, number));
       List<String> objects = batch.stream().map(m -> m.object().toAbsolutePath().toString()).toList();
       String rsp = ResponseFile.write(workDirectory.resolve(String.format("batch-%05d.rsp", number)), objects);
       ProcessResult result = runner.run(List.of(ar.command(), THIN, AR_FLAGS, temporary.toString(), rsp), workDirectory);
@@ -114,7 +184,6 @@ public final class ArchiveBuilder {
         return new BatchOutcome(number, batch.size(), "exit " + result.exitCode() + ": " + result.output().strip());
       }
       AtomicFiles.publish(temporary, target);
-      KeyFile.record(keyFile(workDirectory, number), key);
       return new BatchOutcome(number, batch.size(), null);
     } catch (IOException e) {
       return new BatchOutcome(number, batch.size(), e.toString());
@@ -128,15 +197,12 @@ public final class ArchiveBuilder {
   }
 
   /**
-   * Checks that every thin batch lists exactly its planned objects, reads each object's symbols
-   * (on all cores; only the ELF header and symbol table pages are touched), then streams the
-   * objects into the final archive with the index written once.
+   * Checks that every thin batch lists exactly its planned objects at the sizes inspected, then
+   * copies the objects into the final archive (on all cores), each checked against its inspection.
    */
-  private void combine(Path workDirectory, List<List<PlannedMember>> batches, Path output)
+  private void combine(Path workDirectory, int batches, List<InspectedObject> members, Path output)
       throws IOException, ArchiveInvalidException {
-    List<PlannedMember> members = new ArrayList<>();
-    List<Long> sizes = new ArrayList<>();
-    for (int i = 0; i < batches.size(); i++) {
+    for (int i = 0; i < batches; i++) {
       Path batchFile = batchFile(workDirectory, i);
       List<ArMember> recorded;
       try (FileChannel channel = FileChannel.open(batchFile, StandardOpenOption.READ)) {
@@ -144,7 +210,7 @@ public final class ArchiveBuilder {
       } catch (ArFormatException e) {
         throw new ArchiveInvalidException(batchFile, e.getMessage());
       }
-      List<PlannedMember> planned = batches.get(i);
+      List<InspectedObject> planned = membersOf(members, i);
       if (recorded.size() != planned.size()) {
         throw new ArchiveInvalidException(batchFile, ar.command() + " recorded " + recorded.size() + " of the "
             + planned.size() + " objects of this batch");
@@ -157,39 +223,31 @@ public final class ArchiveBuilder {
           throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " is '" + recorded.get(m).name()
               + "' but " + expected + " was planned there (missing, extra or reordered member)");
         }
-        sizes.add(recorded.get(m).size());
+        if (recorded.get(m).size() != planned.get(m).size()) {
+          throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " (" + expected + ") was recorded at "
+              + recorded.get(m).size() + " bytes but has " + planned.get(m).size() + " (changed while archiving)");
+        }
       }
-      members.addAll(planned);
     }
-    List<List<String>> symbols = members.parallelStream().map(m -> symbolsOf(m.object())).toList();
     List<ArWriter.Entry> entries = new ArrayList<>(members.size());
-    for (int i = 0; i < members.size(); i++) {
-      PlannedMember member = members.get(i);
-      entries.add(new ArWriter.Entry(member.name(), member.object(), 0, sizes.get(i), symbols.get(i)));
+    for (InspectedObject member : members) {
+      entries.add(new ArWriter.Entry(member.name(), member.object(), 0, member.size(), member.symbols(),
+          member.crc32c()));
     }
     Path temporary = AtomicFiles.temporarySibling(output);
     try {
-      ArWriter.write(temporary, entries);
+      ArWriter.write(temporary, entries, parallelism);
       AtomicFiles.publish(temporary, output);
+    } catch (ArWriter.SourceChangedException e) {
+      throw new ArchiveInvalidException(output, e.getMessage());
     } finally {
       Files.deleteIfExists(temporary);
     }
   }
 
-  /** The symbols the index lists for an object; one that is not ELF gets none (validation names it). */
-  private static List<String> symbolsOf(Path object) {
-    try (FileChannel channel = FileChannel.open(object, StandardOpenOption.READ)) {
-      return ElfObject.parse(channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size())).definedExternalSymbols();
-    } catch (ElfFormatException e) {
-      return List.of();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private String batchKey(List<PlannedMember> batch) {
+  private String batchKey(List<InspectedObject> batch) {
     List<String> parts = new ArrayList<>(List.of(BATCH_KEY_FORMAT, ar.identity(), THIN, AR_FLAGS));
-    for (PlannedMember member : batch) {
+    for (InspectedObject member : batch) {
       parts.add(member.name());
       parts.add(member.object().toString());
       parts.add(member.sha256());

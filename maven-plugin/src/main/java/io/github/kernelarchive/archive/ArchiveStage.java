@@ -15,6 +15,7 @@ import io.github.kernelarchive.util.Hashing;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
@@ -136,38 +137,33 @@ public final class ArchiveStage {
   /** After compiling: builds, validates, records and caches the archive. */
   public Outcome build(ArchiveRequest request, Map<Path, List<Dependency>> dependencies)
       throws IOException, ToolchainException, BuildFailureException, InterruptedException {
-    for (ArchiveRequest.Member member : request.members()) {
-      if (!Files.isRegularFile(member.object())) {
-        throw new BuildFailureException("Object " + member.object() + " of archive '" + request.name()
-            + "' does not exist.");
-      }
-    }
-    // Hash on all cores: for thousands of kernel objects this is hundreds of megabytes.
-    request.members().parallelStream().forEach(member -> hashes.of(member.object()));
-    List<PlannedMember> planned = new ArrayList<>();
-    List<Manifest.Member> manifestMembers = new ArrayList<>();
-    for (ArchiveRequest.Member member : request.members()) {
-      String sha = hashes.of(member.object()).orElseThrow(() -> new IOException("cannot read " + member.object()));
-      planned.add(new PlannedMember(member.name(), member.object(), sha));
-      List<Manifest.Header> headers = new ArrayList<>();
-      for (Dependency dependency : dependencies.getOrDefault(member.object(), List.of())) {
-        headers.add(new Manifest.Header(portable(dependency.path()), dependency.hash()));
-      }
-      manifestMembers.add(new Manifest.Member(member.name(), sha, headers));
-    }
+    List<ArchiveBuilder.Input> inputs = request.members().stream()
+        .map(member -> new ArchiveBuilder.Input(member.name(), member.object())).toList();
     Path target = archiveFile(request.name());
     ArchiveBuilder.Result built;
     String digest;
     try {
       built = new ArchiveBuilder(ar, runner, batchSize, parallelism, log)
-          .build(request.name(), planned, workDirectory(request.name()), target);
-      validator.validate(target, planned);
-      // Every member now matches its hash, so the digest needs no second pass over the payload.
-      digest = ArchiveDigest.of(target, planned.stream().map(PlannedMember::sha256).toList());
+          .build(request.name(), inputs, workDirectory(request.name()), target);
+      checkUnchangedSincePlanning(request.name(), built.members());
+      validator.validateWritten(target, built.members());
+      // Every member's bytes match its hash, so the digest needs no second pass over the payload.
+      digest = ArchiveDigest.of(target, built.members().stream().map(InspectedObject::sha256).toList());
+    } catch (NoSuchFileException e) {
+      throw new BuildFailureException("Object " + e.getFile() + " of archive '" + request.name()
+          + "' does not exist.");
     } catch (ArchiveInvalidException e) {
       Files.deleteIfExists(target);
       throw new BuildFailureException("Archive '" + request.name() + "' failed validation: " + e.problem()
           + " It was not linked or cached.");
+    }
+    List<Manifest.Member> manifestMembers = new ArrayList<>();
+    for (InspectedObject member : built.members()) {
+      List<Manifest.Header> headers = new ArrayList<>();
+      for (Dependency dependency : dependencies.getOrDefault(member.object(), List.of())) {
+        headers.add(new Manifest.Header(portable(dependency.path()), dependency.hash()));
+      }
+      manifestMembers.add(new Manifest.Member(member.name(), member.sha256(), headers));
     }
     String key = keyOf(request);
     Manifest manifest = new Manifest(key, request.name(), digest,
@@ -181,8 +177,23 @@ public final class ArchiveStage {
         log.info("Cache: evicted " + evicted + " least recently used entries to stay under the size cap");
       }
     }
-    return new Outcome(request.name(), target, manifest.archiveDigest(), Status.BUILT, planned.size(),
+    return new Outcome(request.name(), target, manifest.archiveDigest(), Status.BUILT, built.members().size(),
         built.batches(), built.batchesRun());
+  }
+
+  /**
+   * A prebuilt object is keyed by the hash taken when the build was planned; the archive holds the
+   * bytes inspected later. They must be the same, or the cache would file new bytes under the old key.
+   */
+  private void checkUnchangedSincePlanning(String name, List<InspectedObject> members)
+      throws ArchiveInvalidException {
+    for (InspectedObject member : members) {
+      Optional<String> planned = hashes.hashedEarlier(member.object());
+      if (planned.isPresent() && !planned.get().equals(member.sha256())) {
+        throw new ArchiveInvalidException(archiveFile(name), member.object() + " changed while the build was "
+            + "running (another process is writing it?). Run the build again once it is complete.");
+      }
+    }
   }
 
   private void validateEntry(ArchiveCache.Entry entry, Manifest manifest, ArchiveRequest request)

@@ -1,6 +1,5 @@
 package io.github.kernelarchive.archive;
 
-import io.github.kernelarchive.elf.ElfFormatException;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.util.Hashing;
 import java.io.IOException;
@@ -21,41 +20,24 @@ import java.util.stream.IntStream;
  * {@code ar} structure, exactly the planned members in order (a dropped duplicate basename or a
  * stray extra member is caught), each member byte-identical to its object, a symbol index that
  * lists every symbol each member defines, and every member a relocatable object for the expected
- * CPU.
+ * CPU ({@link ObjectRequirements}).
+ *
+ * <p>An archive at rest (a cache entry) gets all of it, every member hashed. One this build has
+ * just written gets {@link #validateWritten}: the members' bytes, types and symbols were checked
+ * on the way in (inspected once, checksummed again as they were copied), so what remains is to
+ * read the written structure back and compare it with the plan.
  */
 public final class ArchiveValidator {
-  private final int expectedMachine;
+  private final ObjectRequirements requirements;
 
   public ArchiveValidator(int expectedMachine) {
-    this.expectedMachine = expectedMachine;
+    this.requirements = new ObjectRequirements(expectedMachine);
   }
 
   /** Returns normally when the archive is valid; otherwise the exception says what is wrong. */
   public void validate(Path archive, List<PlannedMember> planned) throws IOException, ArchiveInvalidException {
-    ArReader.Contents contents;
-    try {
-      contents = ArReader.read(archive);
-    } catch (ArFormatException e) {
-      throw new ArchiveInvalidException(archive, e.getMessage());
-    }
+    ArReader.Contents contents = readStructure(archive, planned.stream().map(PlannedMember::name).toList());
     List<ArMember> members = contents.members();
-    for (int i = 0; i < Math.max(members.size(), planned.size()); i++) {
-      if (i >= members.size()) {
-        throw new ArchiveInvalidException(archive, "missing member '" + planned.get(i).name() + "' (position "
-            + (i + 1) + " of " + planned.size() + ")");
-      }
-      if (i >= planned.size()) {
-        throw new ArchiveInvalidException(archive, "extra member '" + members.get(i).name() + "' (position "
-            + (i + 1) + "; only " + planned.size() + " planned)");
-      }
-      if (!members.get(i).name().equals(planned.get(i).name())) {
-        throw new ArchiveInvalidException(archive, "member " + (i + 1) + " is '" + members.get(i).name()
-            + "' but '" + planned.get(i).name() + "' was planned there (missing, extra or reordered member)");
-      }
-    }
-    if (contents.index() == null) {
-      throw new ArchiveInvalidException(archive, "no symbol index (the linker needs one outside --whole-archive)");
-    }
     Map<Long, List<String>> indexed = ArReader.symbolsByMember(contents.index());
     // Members are independent: check them on all cores, then report the first problem in archive order.
     try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
@@ -70,60 +52,104 @@ public final class ArchiveValidator {
     }
   }
 
+  /**
+   * For an archive just written from {@code members}, whose bytes were checked while they were
+   * copied: the structure as read back from disk, each member's name, position and size, and an
+   * index that lists every symbol each member defines.
+   */
+  public void validateWritten(Path archive, List<InspectedObject> written) throws IOException, ArchiveInvalidException {
+    ArReader.Contents contents = readStructure(archive, written.stream().map(InspectedObject::name).toList());
+    Map<Long, List<String>> indexed = ArReader.symbolsByMember(contents.index());
+    for (int i = 0; i < written.size(); i++) {
+      ArMember member = contents.members().get(i);
+      InspectedObject object = written.get(i);
+      String where = "member '" + member.name() + "' (position " + (i + 1) + ")";
+      if (member.size() != object.size()) {
+        throw new ArchiveInvalidException(archive, where + " holds " + member.size() + " bytes but "
+            + object.object() + " has " + object.size());
+      }
+      String unlisted = firstUnlisted(object.symbols(), indexed.getOrDefault(member.headerOffset(), List.of()));
+      if (unlisted != null) {
+        throw new ArchiveInvalidException(archive, "the symbol index does not list '" + unlisted + "' defined by "
+            + where);
+      }
+    }
+  }
+
+  /** The archive's table of contents, checked to hold exactly {@code names} in order and an index. */
+  private static ArReader.Contents readStructure(Path archive, List<String> names)
+      throws IOException, ArchiveInvalidException {
+    ArReader.Contents contents;
+    try {
+      contents = ArReader.read(archive);
+    } catch (ArFormatException e) {
+      throw new ArchiveInvalidException(archive, e.getMessage());
+    }
+    List<ArMember> members = contents.members();
+    for (int i = 0; i < Math.max(members.size(), names.size()); i++) {
+      if (i >= members.size()) {
+        throw new ArchiveInvalidException(archive, "missing member '" + names.get(i) + "' (position "
+            + (i + 1) + " of " + names.size() + ")");
+      }
+      if (i >= names.size()) {
+        throw new ArchiveInvalidException(archive, "extra member '" + members.get(i).name() + "' (position "
+            + (i + 1) + "; only " + names.size() + " planned)");
+      }
+      if (!members.get(i).name().equals(names.get(i))) {
+        throw new ArchiveInvalidException(archive, "member " + (i + 1) + " is '" + members.get(i).name()
+            + "' but '" + names.get(i) + "' was planned there (missing, extra or reordered member)");
+      }
+    }
+    if (contents.index() == null) {
+      throw new ArchiveInvalidException(archive, "no symbol index (the linker needs one outside --whole-archive)");
+    }
+    return contents;
+  }
+
   /** What is wrong with one member, or {@code null}. */
   private String problemOf(FileChannel channel, ArMember member, PlannedMember plan, int position,
       List<String> indexedSymbols) {
     try {
       checkMember(channel, member, plan, position, indexedSymbols);
       return null;
-    } catch (MemberProblem e) {
+    } catch (ObjectRequirements.MemberProblem e) {
       return e.getMessage();
     } catch (IOException e) {
       return "member '" + member.name() + "' (position " + position + ") could not be read: " + e.getMessage();
     }
   }
 
-  private static final class MemberProblem extends Exception {
-    MemberProblem(String message) {
-      super(message);
-    }
-  }
-
   private void checkMember(FileChannel channel, ArMember member, PlannedMember plan, int position,
-      List<String> indexedSymbols) throws IOException, MemberProblem {
+      List<String> indexedSymbols) throws IOException, ObjectRequirements.MemberProblem {
     String where = "member '" + member.name() + "' (position " + position + ")";
     ByteBuffer bytes;
     try {
       bytes = ArReader.map(channel, member);
     } catch (ArFormatException e) {
-      throw new MemberProblem(e.getMessage());
+      throw new ObjectRequirements.MemberProblem(e.getMessage());
     }
     MessageDigest digest = Hashing.sha256();
     digest.update(bytes.duplicate());
     String hash = HexFormat.of().formatHex(digest.digest());
     if (!hash.equals(plan.sha256())) {
-      throw new MemberProblem(where + " differs from " + plan.object()
+      throw new ObjectRequirements.MemberProblem(where + " differs from " + plan.object()
           + " (SHA-256 mismatch: damaged or stale)");
     }
-    ElfObject elf;
-    try {
-      elf = ElfObject.parse(bytes);
-    } catch (ElfFormatException e) {
-      throw new MemberProblem(where + " is not a valid object: " + e.getMessage());
+    ElfObject elf = requirements.check(bytes, where, plan.object());
+    String unlisted = firstUnlisted(elf.definedExternalSymbols(), indexedSymbols);
+    if (unlisted != null) {
+      throw new ObjectRequirements.MemberProblem("the symbol index does not list '" + unlisted + "' defined by " + where);
     }
-    if (elf.type() != ElfObject.ET_REL) {
-      throw new MemberProblem(where + " is not a relocatable object (ELF type " + elf.type() + ")");
-    }
-    if (elf.machine() != expectedMachine) {
-      throw new MemberProblem(where + " is an " + ElfObject.machineName(elf.machine())
-          + " object but this library is built for " + ElfObject.machineName(expectedMachine)
-          + ". Rebuild " + plan.object() + " for " + ElfObject.machineName(expectedMachine) + " or remove it.");
-    }
-    Set<String> listed = new HashSet<>(indexedSymbols);
-    for (String symbol : elf.definedExternalSymbols()) {
+  }
+
+  /** The first of {@code defined} missing from {@code indexed}, or {@code null}. */
+  private static String firstUnlisted(List<String> defined, List<String> indexed) {
+    Set<String> listed = new HashSet<>(indexed);
+    for (String symbol : defined) {
       if (!listed.contains(symbol)) {
-        throw new MemberProblem("the symbol index does not list '" + symbol + "' defined by " + where);
+        return symbol;
       }
     }
+    return null;
   }
 }

@@ -52,6 +52,12 @@ public final class ContentHashes {
     return hashes.computeIfAbsent(file.toAbsolutePath().normalize(), this::read);
   }
 
+  /** The hash this build already took of {@code file}, without reading it; empty when it took none. */
+  public Optional<String> hashedEarlier(Path file) {
+    Optional<String> hash = hashes.get(file.toAbsolutePath().normalize());
+    return hash == null ? Optional.empty() : hash;
+  }
+
   private Optional<String> read(Path file) {
     try {
       BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);

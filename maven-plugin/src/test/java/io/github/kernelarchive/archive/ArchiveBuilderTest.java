@@ -35,7 +35,7 @@ class ArchiveBuilderTest {
   private Path build(Tool ar, List<PlannedMember> members, int batchSize, String tag) throws Exception {
     Path output = dir.resolve(tag + "/libk.a");
     new ArchiveBuilder(ar, new io.github.kernelarchive.toolchain.ProcessRunner(Map.of()), batchSize, 2, log)
-        .build("k", members, dir.resolve(tag + "/work"), output);
+        .build("k", NativeObjects.inputs(members), dir.resolve(tag + "/work"), output);
     new ArchiveValidator(ElfObject.hostMachine()).validate(output, members);
     return output;
   }
@@ -99,5 +99,31 @@ class ArchiveBuilderTest {
     Files.copy(dir.resolve("tamper/libk.a"), work.resolve("batch-00001.a"), StandardCopyOption.REPLACE_EXISTING);
     e = assertThrows(ArchiveInvalidException.class, () -> build(ar, members, 10, "tamper"));
     assertTrue(e.getMessage().contains("not a thin archive"), e.getMessage());
+  }
+
+  @Test
+  void anObjectForAnotherCpuIsRefusedBeforeArchiving() throws Exception {
+    assumeTrue(NativeObjects.installed("aarch64-linux-gnu-gcc"));
+    Tool ar = archiver("ar");
+    List<PlannedMember> members = new ArrayList<>(NativeObjects.members(dir.resolve("obj"), 3, i -> "k" + i + ".o"));
+    Path source = Files.writeString(dir.resolve("arm.c"), "int arm(void) { return 64; }\n");
+    Path arm = dir.resolve("obj/arm.o");
+    NativeObjects.run(List.of("aarch64-linux-gnu-gcc", "-c", "-o", arm.toString(), source.toString()), dir);
+    members.add(1, new PlannedMember("arm.o", arm, "not used"));
+    ArchiveInvalidException e = assertThrows(ArchiveInvalidException.class, () -> build(ar, members, 2, "arm"));
+    assertTrue(e.getMessage().contains("object " + arm + " (member 2 of archive 'k') is an aarch64 object but "
+        + "this library is built for x86-64. Rebuild " + arm + " for x86-64 or remove it."), e.getMessage());
+    assertTrue(Files.notExists(dir.resolve("arm/libk.a")), "nothing is published");
+  }
+
+  @Test
+  void aFileThatIsNotAnObjectIsRefusedNamingIt() throws Exception {
+    Tool ar = archiver("ar");
+    List<PlannedMember> members = new ArrayList<>(NativeObjects.members(dir.resolve("obj"), 2, i -> "k" + i + ".o"));
+    Path text = Files.writeString(dir.resolve("obj/notes.o"), "not an object\n");
+    members.add(new PlannedMember("notes.o", text, "not used"));
+    ArchiveInvalidException e = assertThrows(ArchiveInvalidException.class, () -> build(ar, members, 400, "text"));
+    assertTrue(e.getMessage().contains("object " + text + " (member 3 of archive 'k') is not a valid object: not an "
+        + "ELF file"), e.getMessage());
   }
 }

@@ -32,6 +32,11 @@ final class NativeObjects {
     return members;
   }
 
+  /** What the builder takes: each planned member's name and object. */
+  static List<ArchiveBuilder.Input> inputs(List<PlannedMember> members) {
+    return members.stream().map(m -> new ArchiveBuilder.Input(m.name(), m.object())).toList();
+  }
+
   static String run(List<String> argv, Path dir) throws Exception {
     return Commands.run(argv, dir);
   }

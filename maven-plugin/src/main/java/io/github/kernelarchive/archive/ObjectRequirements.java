@@ -1,0 +1,51 @@
+package io.github.kernelarchive.archive;
+
+import io.github.kernelarchive.elf.ElfFormatException;
+import io.github.kernelarchive.elf.ElfObject;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+
+/**
+ * What every archive member must be: a relocatable ELF object for the CPU the library is built
+ * for. Checked on each object before it is archived and on each member of a cached archive, with
+ * the same words either way.
+ */
+final class ObjectRequirements {
+  private final int expectedMachine;
+
+  ObjectRequirements(int expectedMachine) {
+    this.expectedMachine = expectedMachine;
+  }
+
+  /**
+   * Parses {@code bytes} and checks it.
+   *
+   * @param where how messages name it, e.g. "member 'k.o' (position 3)"
+   * @param object the file to rebuild when it is for another CPU
+   */
+  ElfObject check(ByteBuffer bytes, String where, Path object) throws MemberProblem {
+    ElfObject elf;
+    try {
+      elf = ElfObject.parse(bytes);
+    } catch (ElfFormatException e) {
+      throw new MemberProblem(where + " is not a valid object: " + e.getMessage());
+    }
+    if (elf.type() != ElfObject.ET_REL) {
+      throw new MemberProblem(where + " is not a relocatable object (ELF type " + elf.type() + ")");
+    }
+    if (elf.machine() != expectedMachine) {
+      String expected = ElfObject.machineName(expectedMachine);
+      throw new MemberProblem(where + " is an " + ElfObject.machineName(elf.machine())
+          + " object but this library is built for " + expected + ". Rebuild " + object + " for " + expected
+          + " or remove it.");
+    }
+    return elf;
+  }
+
+  /** One member's problem, worded for the user. */
+  static final class MemberProblem extends Exception {
+    MemberProblem(String message) {
+      super(message);
+    }
+  }
+}

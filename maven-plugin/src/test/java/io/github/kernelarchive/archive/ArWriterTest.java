@@ -1,0 +1,83 @@
+package io.github.kernelarchive.archive;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The archive writer: members copied by several threads land where one thread puts them. */
+class ArWriterTest {
+  @TempDir Path dir;
+
+  /** Odd and even sizes, empty, and members larger than the writer's 1 MiB buffer. */
+  private List<ArWriter.Entry> entries() throws Exception {
+    int[] sizes = {0, 1, 2, 3, (1 << 20) - 61, 1 << 20, (2 << 20) + 7, 59, 60, 61};
+    Random random = new Random(7);
+    List<ArWriter.Entry> entries = new ArrayList<>();
+    for (int i = 0; i < sizes.length * 3; i++) {
+      byte[] content = new byte[sizes[i % sizes.length]];
+      random.nextBytes(content);
+      Path file = Files.write(dir.resolve("m" + i + ".bin"), content);
+      CRC32C crc = new CRC32C();
+      crc.update(content);
+      String name = i % 4 == 0 ? "a-member-name-longer-than-sixteen-" + i + ".o" : "m" + i + ".o";
+      entries.add(new ArWriter.Entry(name, file, 0, content.length, List.of("symbol_" + i), crc.getValue()));
+    }
+    return entries;
+  }
+
+  @Test
+  void membersWrittenInParallelGiveTheSameBytes() throws Exception {
+    List<ArWriter.Entry> entries = entries();
+    Path serial = dir.resolve("serial.a");
+    Path parallel = dir.resolve("parallel.a");
+    ArWriter.write(serial, entries, 1);
+    ArWriter.write(parallel, entries, 3);
+    assertArrayEquals(Files.readAllBytes(serial), Files.readAllBytes(parallel));
+
+    ArReader.Contents contents = ArReader.read(parallel);
+    assertEquals(entries.stream().map(ArWriter.Entry::name).toList(),
+        contents.members().stream().map(ArMember::name).toList());
+    try (FileChannel channel = FileChannel.open(parallel, StandardOpenOption.READ)) {
+      for (int i = 0; i < entries.size(); i++) {
+        ByteBuffer member = ArReader.map(channel, contents.members().get(i));
+        byte[] bytes = new byte[member.remaining()];
+        member.get(bytes);
+        assertTrue(Arrays.equals(Files.readAllBytes(entries.get(i).source()), bytes), "member " + i);
+      }
+    }
+    // GNU ar reads it too, every member in order.
+    assertEquals(entries.stream().map(ArWriter.Entry::name).toList(),
+        NativeObjects.run(List.of("ar", "t", parallel.toString()), dir).lines().toList());
+  }
+
+  @Test
+  void aSourceThatChangedSinceItWasInspectedFailsTheWrite() throws Exception {
+    List<ArWriter.Entry> entries = new ArrayList<>(entries());
+    ArWriter.Entry inspected = entries.get(5);
+    byte[] edited = Files.readAllBytes(inspected.source());
+    edited[edited.length / 2] ^= 1; // same size, other bytes
+    Files.write(inspected.source(), edited);
+    ArWriter.SourceChangedException e = assertThrows(ArWriter.SourceChangedException.class,
+        () -> ArWriter.write(dir.resolve("changed.a"), entries, 2));
+    assertTrue(e.getMessage().contains(inspected.source() + " changed after it was inspected")
+        && e.getMessage().contains("member '" + inspected.name() + "'"), e.getMessage());
+
+    Files.write(inspected.source(), Arrays.copyOf(edited, edited.length / 2)); // now shorter
+    e = assertThrows(ArWriter.SourceChangedException.class, () -> ArWriter.write(dir.resolve("short.a"), entries, 2));
+    assertTrue(e.getMessage().contains(inspected.source() + " ended before member"), e.getMessage());
+  }
+}

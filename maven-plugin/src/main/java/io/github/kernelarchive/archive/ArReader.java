@@ -62,8 +62,12 @@ public final class ArReader {
     List<IndexEntry> index = null;
     byte[] longNames = null;
     long at = MAGIC.length;
+    FileWindow headers = new FileWindow(channel, size);
     while (at < size) {
-      ByteBuffer header = readFully(channel, at, HEADER_SIZE, size, "member header");
+      if (at + HEADER_SIZE > size) {
+        throw new ArFormatException("truncated: member header at offset " + at + " runs past the end of the file");
+      }
+      ByteBuffer header = headers.read(at, HEADER_SIZE);
       byte[] raw = new byte[HEADER_SIZE];
       header.get(raw);
       if (raw[58] != '`' || raw[59] != '\n') {

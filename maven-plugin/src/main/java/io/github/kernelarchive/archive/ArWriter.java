@@ -19,9 +19,10 @@ import java.util.zip.CRC32C;
  * Writes a GNU-format archive: the symbol index first (its offsets are computed from the sizes up
  * front), then the long-name table, then every member. Since every member's position is known
  * before anything is written, members are copied by several threads at once, each filling its own
- * contiguous part of the file through a buffer that gathers small members into large writes. Each
- * member's CRC-32C can be checked as it is copied: an object that changed after it was inspected
- * fails the write instead of landing under a stale hash. Deterministic: zero timestamps, uid and
+ * contiguous part of the file through a buffer that gathers small members into large writes. A
+ * member comes from a file, its CRC-32C checked as it is copied (an object that changed after it
+ * was inspected fails the write instead of landing under a stale hash), or from bytes the caller
+ * already holds. Deterministic: zero timestamps, uid and
  * gid, mode 644, so the same members give the same bytes. Members whose names repeat are all kept.
  */
 public final class ArWriter {
@@ -30,19 +31,31 @@ public final class ArWriter {
   /** {@link Entry#crc32c()} value for a member copied without a check. */
   public static final long UNCHECKED = -1;
 
+  /** Where a member's bytes come from. */
+  public sealed interface Content permits FileRange, InMemory {}
+
   /**
-   * A member to write: {@code size} bytes at {@code offset} of the file {@code source}, defining
-   * {@code symbols}; {@code crc32c} is what those bytes must sum to, or {@link #UNCHECKED}. Sources
-   * are opened one at a time while writing, so thousands of members never hold thousands of open
-   * files.
+   * Bytes at {@code offset} of {@code file}, which must sum to {@code crc32c} (or {@link #UNCHECKED}).
+   * Files are opened one at a time while writing, so thousands of members never hold thousands of
+   * open files.
    */
-  public record Entry(String name, Path source, long offset, long size, List<String> symbols, long crc32c) {
+  public record FileRange(Path file, long offset, long crc32c) implements Content {}
+
+  /** Bytes the caller has already read and checked. */
+  public record InMemory(byte[] bytes) implements Content {}
+
+  /** A member to write: {@code size} bytes from {@code content}, defining {@code symbols}. */
+  public record Entry(String name, long size, List<String> symbols, Content content) {
     public Entry {
       symbols = List.copyOf(symbols);
+      if (content instanceof InMemory memory && memory.bytes().length != size) {
+        throw new IllegalArgumentException("member " + name + " has " + memory.bytes().length + " bytes, not " + size);
+      }
     }
 
+    /** {@code size} bytes at {@code offset} of {@code source}, copied unchecked. */
     public Entry(String name, Path source, long offset, long size, List<String> symbols) {
-      this(name, source, offset, size, symbols, UNCHECKED);
+      this(name, size, symbols, new FileRange(source, offset, UNCHECKED));
     }
   }
 
@@ -132,27 +145,10 @@ public final class ArWriter {
         flushedTo = flush(out, pending, flushedTo);
       }
       pending.put(header(nameFields.get(i), entry.size));
-      CRC32C crc = new CRC32C();
-      try (FileChannel source = FileChannel.open(entry.source, StandardOpenOption.READ)) {
-        for (long copied = 0; copied < entry.size; ) {
-          if (!pending.hasRemaining()) {
-            flushedTo = flush(out, pending, flushedTo);
-          }
-          int start = pending.position();
-          pending.limit(start + (int) Math.min(pending.remaining(), entry.size - copied));
-          int n = source.read(pending, entry.offset + copied);
-          pending.limit(pending.capacity());
-          if (n < 0) {
-            throw new SourceChangedException(entry.source + " ended before member '" + entry.name
-                + "' was copied from it");
-          }
-          crc.update(pending.array(), start, n);
-          copied += n;
-        }
-      }
-      if (entry.crc32c != UNCHECKED && crc.getValue() != entry.crc32c) {
-        throw new SourceChangedException(entry.source + " changed after it was inspected (its checksum "
-            + "differs), so member '" + entry.name + "' was not archived");
+      if (entry.content instanceof InMemory memory) {
+        flushedTo = put(out, pending, flushedTo, memory.bytes());
+      } else {
+        flushedTo = copy(out, pending, flushedTo, entry, (FileRange) entry.content);
       }
       if ((entry.size & 1) == 1) {
         if (!pending.hasRemaining()) {
@@ -162,6 +158,47 @@ public final class ArWriter {
       }
     }
     flush(out, pending, flushedTo);
+  }
+
+  /** Appends {@code bytes} after what {@code pending} holds; returns where its contents go. */
+  private static long put(FileChannel out, ByteBuffer pending, long flushedTo, byte[] bytes) throws IOException {
+    if (bytes.length > pending.remaining()) {
+      flushedTo = flush(out, pending, flushedTo);
+      if (bytes.length > pending.remaining()) {
+        writeAll(out, ByteBuffer.wrap(bytes), flushedTo);
+        return flushedTo + bytes.length;
+      }
+    }
+    pending.put(bytes);
+    return flushedTo;
+  }
+
+  /** Appends the member's bytes from its file, checking them against the checksum it was inspected with. */
+  private static long copy(FileChannel out, ByteBuffer pending, long flushedTo, Entry entry, FileRange range)
+      throws IOException {
+    CRC32C crc = new CRC32C();
+    try (FileChannel source = FileChannel.open(range.file(), StandardOpenOption.READ)) {
+      for (long copied = 0; copied < entry.size; ) {
+        if (!pending.hasRemaining()) {
+          flushedTo = flush(out, pending, flushedTo);
+        }
+        int start = pending.position();
+        pending.limit(start + (int) Math.min(pending.remaining(), entry.size - copied));
+        int n = source.read(pending, range.offset() + copied);
+        pending.limit(pending.capacity());
+        if (n < 0) {
+          throw new SourceChangedException(range.file() + " ended before member '" + entry.name
+              + "' was copied from it");
+        }
+        crc.update(pending.array(), start, n);
+        copied += n;
+      }
+    }
+    if (range.crc32c() != UNCHECKED && crc.getValue() != range.crc32c()) {
+      throw new SourceChangedException(range.file() + " changed after it was inspected (its checksum "
+          + "differs), so member '" + entry.name + "' was not archived");
+    }
+    return flushedTo;
   }
 
   /** Writes what {@code pending} holds at {@code position}; returns where the next bytes go. */

@@ -20,6 +20,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 /**
@@ -27,11 +28,11 @@ import java.util.stream.IntStream;
  * members are cut into batches of {@code batchSize}, each batch is one {@code ar --thin qcSD} call
  * reading its members from a response file (batches run in parallel and are reused while their
  * members are unchanged). Every object is read once up front ({@link ObjectInspector}: hashes, ELF
- * checks, symbols); batches with nothing recorded from an earlier build start at once and overlap
+ * checks, symbols, and the bytes of small objects); batches with nothing recorded from an earlier build start at once and overlap
  * that read. A thin batch records its members by path without copying them; the combine checks
  * that every batch lists exactly its planned objects at their inspected sizes, then copies the
- * objects into the final archive once, checking each against its inspection, with the symbol index
- * written once. The batch size only changes progress granularity: the result is byte-identical
+ * objects into the final archive once (from the kept bytes, or from the file checked against its
+ * inspection), with the symbol index written once. The batch size only changes progress granularity: the result is byte-identical
  * for any size.
  */
 public final class ArchiveBuilder {
@@ -41,6 +42,12 @@ public final class ArchiveBuilder {
   /** Batches record members by path (GNU ar 2.38+, llvm-ar); the combine copies the bytes once. */
   static final String THIN = "--thin";
   private static final String BATCH_KEY_FORMAT = "kernel-archive batch key 2";
+  /**
+   * Objects' bytes kept in memory between inspection and the write, at most: all of an archive of
+   * small objects, so its members are copied from memory rather than by reopening thousands of
+   * files; beyond it, members are copied from their files and checked by CRC-32C.
+   */
+  private static final long KEEP_BYTES = 64L << 20;
 
   /** An object to archive under {@code name}. */
   public record Input(String name, Path object) {}
@@ -83,6 +90,7 @@ public final class ArchiveBuilder {
     }
     removeBatchesBeyond(workDirectory, batches.size());
 
+    List<ObjectInspector.Inspection> inspections;
     List<InspectedObject> members;
     boolean[] ran = new boolean[batches.size()];
     List<String> failures = new ArrayList<>();
@@ -96,11 +104,12 @@ public final class ArchiveBuilder {
         }
       }
       try {
-        members = inspect(name, inputs, output);
+        inspections = inspect(name, inputs, output);
       } catch (IOException | ArchiveInvalidException e) {
         pool.awaitAll((done, total, outcome) -> {}); // no ar run outlives the build that started it
         throw e;
       }
+      members = inspections.stream().map(ObjectInspector.Inspection::object).toList();
       for (int i = 0; i < batches.size(); i++) {
         if (!ran[i] && !KeyFile.upToDate(batchFile(workDirectory, i), keyFile(workDirectory, i),
             batchKey(membersOf(members, i)))) {
@@ -130,7 +139,7 @@ public final class ArchiveBuilder {
         batchesRun++;
       }
     }
-    combine(workDirectory, batches.size(), members, output);
+    combine(workDirectory, batches.size(), inspections, output);
     return new Result(output, batches.size(), batchesRun, members);
   }
 
@@ -139,19 +148,20 @@ public final class ArchiveBuilder {
   }
 
   /** Reads every object once, on all cores; the first problem in archive order is reported. */
-  private List<InspectedObject> inspect(String name, List<Input> inputs, Path output)
+  private List<ObjectInspector.Inspection> inspect(String name, List<Input> inputs, Path output)
       throws IOException, ArchiveInvalidException {
+    AtomicLong keepBudget = new AtomicLong(KEEP_BYTES);
     Object[] results = new Object[inputs.size()];
     IntStream.range(0, inputs.size()).parallel().forEach(i -> {
       Input input = inputs.get(i);
       try {
         results[i] = inspector.inspect(input.name(), input.object(), "object " + input.object() + " (member "
-            + (i + 1) + " of archive '" + name + "')");
+            + (i + 1) + " of archive '" + name + "')", keepBudget);
       } catch (IOException | ObjectRequirements.MemberProblem e) {
         results[i] = e;
       }
     });
-    List<InspectedObject> members = new ArrayList<>(inputs.size());
+    List<ObjectInspector.Inspection> inspections = new ArrayList<>(inputs.size());
     for (Object result : results) {
       if (result instanceof IOException e) {
         throw e;
@@ -159,9 +169,9 @@ public final class ArchiveBuilder {
       if (result instanceof ObjectRequirements.MemberProblem e) {
         throw new ArchiveInvalidException(output, e.getMessage());
       }
-      members.add((InspectedObject) result);
+      inspections.add((ObjectInspector.Inspection) result);
     }
-    return members;
+    return inspections;
   }
 
   private record BatchOutcome(int number, int members, String error) {}
@@ -200,8 +210,9 @@ public final class ArchiveBuilder {
    * Checks that every thin batch lists exactly its planned objects at the sizes inspected, then
    * copies the objects into the final archive (on all cores), each checked against its inspection.
    */
-  private void combine(Path workDirectory, int batches, List<InspectedObject> members, Path output)
+  private void combine(Path workDirectory, int batches, List<ObjectInspector.Inspection> inspections, Path output)
       throws IOException, ArchiveInvalidException {
+    List<InspectedObject> members = inspections.stream().map(ObjectInspector.Inspection::object).toList();
     for (int i = 0; i < batches; i++) {
       Path batchFile = batchFile(workDirectory, i);
       List<ArMember> recorded;
@@ -216,12 +227,12 @@ public final class ArchiveBuilder {
             + planned.size() + " objects of this batch");
       }
       for (int m = 0; m < planned.size(); m++) {
-        Path expected = planned.get(m).object().toAbsolutePath().normalize();
-        // ar keeps the path it was given; a relative one would be relative to the batch's folder.
-        Path path = batchFile.getParent().resolve(recorded.get(m).name()).normalize();
-        if (!path.equals(expected)) {
+        Path expected = planned.get(m).object().toAbsolutePath();
+        // GNU ar keeps the path it was given; llvm-ar stores it relative to the batch's folder.
+        if (!recorded.get(m).name().equals(expected.toString())
+            && !batchFile.getParent().resolve(recorded.get(m).name()).normalize().equals(expected.normalize())) {
           throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " is '" + recorded.get(m).name()
-              + "' but " + expected + " was planned there (missing, extra or reordered member)");
+              + "' but " + expected.normalize() + " was planned there (missing, extra or reordered member)");
         }
         if (recorded.get(m).size() != planned.get(m).size()) {
           throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " (" + expected + ") was recorded at "
@@ -230,9 +241,11 @@ public final class ArchiveBuilder {
       }
     }
     List<ArWriter.Entry> entries = new ArrayList<>(members.size());
-    for (InspectedObject member : members) {
-      entries.add(new ArWriter.Entry(member.name(), member.object(), 0, member.size(), member.symbols(),
-          member.crc32c()));
+    for (ObjectInspector.Inspection inspection : inspections) {
+      InspectedObject member = inspection.object();
+      entries.add(new ArWriter.Entry(member.name(), member.size(), member.symbols(), inspection.bytes() != null
+          ? new ArWriter.InMemory(inspection.bytes())
+          : new ArWriter.FileRange(member.object(), 0, member.crc32c())));
     }
     Path temporary = AtomicFiles.temporarySibling(output);
     try {

@@ -25,34 +25,47 @@ public final class ArchiveDigest {
 
   /** @param memberSha256 each member's content hash, in archive order */
   public static String of(Path archive, List<String> memberSha256) throws IOException, ArchiveInvalidException {
+    try {
+      return of(archive, ArReader.read(archive), memberSha256);
+    } catch (ArFormatException e) {
+      throw new ArchiveInvalidException(archive, e.getMessage());
+    }
+  }
+
+  /** {@link #of(Path, List)} with the archive's table of contents already read. */
+  public static String of(Path archive, ArReader.Contents contents, List<String> memberSha256)
+      throws IOException, ArchiveInvalidException {
     try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
-      ArReader.Contents contents;
-      try {
-        contents = ArReader.read(channel);
-      } catch (ArFormatException e) {
-        throw new ArchiveInvalidException(archive, e.getMessage());
-      }
       List<ArMember> members = contents.members();
       if (members.size() != memberSha256.size()) {
         throw new ArchiveInvalidException(archive, members.size() + " members where " + memberSha256.size()
             + " were validated");
       }
+      if (channel.size() != contents.fileSize()) {
+        throw new ArchiveInvalidException(archive, "changed size while it was read");
+      }
       MessageDigest digest = Hashing.sha256();
       digest.update(FORMAT);
+      FileWindow window = new FileWindow(channel, contents.fileSize());
       long position = 0;
       for (int i = 0; i < members.size(); i++) {
         ArMember member = members.get(i);
-        update(digest, channel, position, member.dataOffset());
+        update(digest, channel, window, position, member.dataOffset());
         digest.update(HexFormat.of().parseHex(memberSha256.get(i)));
         position = member.dataOffset() + member.size();
       }
-      update(digest, channel, position, contents.fileSize());
+      update(digest, channel, window, position, contents.fileSize());
       return HexFormat.of().formatHex(digest.digest());
     }
   }
 
-  /** Feeds bytes [from, to) of the file to the digest. */
-  private static void update(MessageDigest digest, FileChannel channel, long from, long to) throws IOException {
+  /** Feeds bytes [from, to) of the file to the digest: headers and padding through the window. */
+  private static void update(MessageDigest digest, FileChannel channel, FileWindow window, long from, long to)
+      throws IOException {
+    if (to - from <= FileWindow.SIZE) {
+      digest.update(window.read(from, (int) (to - from)));
+      return;
+    }
     ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(Math.max(to - from, 1), 1 << 16));
     for (long at = from; at < to; ) {
       buffer.clear().limit((int) Math.min(buffer.capacity(), to - at));

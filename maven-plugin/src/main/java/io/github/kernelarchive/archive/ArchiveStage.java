@@ -146,9 +146,9 @@ public final class ArchiveStage {
       built = new ArchiveBuilder(ar, runner, batchSize, parallelism, log)
           .build(request.name(), inputs, workDirectory(request.name()), target);
       checkUnchangedSincePlanning(request.name(), built.members());
-      validator.validateWritten(target, built.members());
+      ArReader.Contents contents = validator.validateWritten(target, built.members());
       // Every member's bytes match its hash, so the digest needs no second pass over the payload.
-      digest = ArchiveDigest.of(target, built.members().stream().map(InspectedObject::sha256).toList());
+      digest = ArchiveDigest.of(target, contents, built.members().stream().map(InspectedObject::sha256).toList());
     } catch (NoSuchFileException e) {
       throw new BuildFailureException("Object " + e.getFile() + " of archive '" + request.name()
           + "' does not exist.");

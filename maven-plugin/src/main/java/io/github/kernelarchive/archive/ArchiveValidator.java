@@ -56,8 +56,11 @@ public final class ArchiveValidator {
    * For an archive just written from {@code members}, whose bytes were checked while they were
    * copied: the structure as read back from disk, each member's name, position and size, and an
    * index that lists every symbol each member defines.
+   *
+   * @return the table of contents read back (for {@link ArchiveDigest})
    */
-  public void validateWritten(Path archive, List<InspectedObject> written) throws IOException, ArchiveInvalidException {
+  public ArReader.Contents validateWritten(Path archive, List<InspectedObject> written)
+      throws IOException, ArchiveInvalidException {
     ArReader.Contents contents = readStructure(archive, written.stream().map(InspectedObject::name).toList());
     Map<Long, List<String>> indexed = ArReader.symbolsByMember(contents.index());
     for (int i = 0; i < written.size(); i++) {
@@ -74,6 +77,7 @@ public final class ArchiveValidator {
             + where);
       }
     }
+    return contents;
   }
 
   /** The archive's table of contents, checked to hold exactly {@code names} in order and an index. */

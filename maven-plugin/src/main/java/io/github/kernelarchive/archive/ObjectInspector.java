@@ -7,14 +7,18 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32C;
 
 /**
  * Reads each object once, before anything is archived: SHA-256 and CRC-32C of its bytes, and from
  * the same bytes the ELF checks ({@link ObjectRequirements}) and the symbols for the index. A
  * wrong-CPU or non-object file is refused here, naming the file, before {@code ar} sees it.
+ * Small objects' bytes can be kept, within a budget the caller shares between its threads, so
+ * the archive is written from exactly the bytes that were hashed without opening the files again.
  */
 final class ObjectInspector {
   /** Objects up to this size are read whole into a per-thread buffer; larger ones are streamed and mapped. */
@@ -27,14 +31,21 @@ final class ObjectInspector {
     this.requirements = new ObjectRequirements(expectedMachine);
   }
 
-  /** @param where how messages name the object, e.g. "object '/x/k.o' (member 3 of archive 'k')" */
-  InspectedObject inspect(String name, Path object, String where)
+  /** One object's facts, and its bytes when they were kept ({@code null} otherwise). */
+  record Inspection(InspectedObject object, byte[] bytes) {}
+
+  /**
+   * @param where how messages name the object, e.g. "object '/x/k.o' (member 3 of archive 'k')"
+   * @param keepBudget bytes that may still be kept; what is kept is taken from it
+   */
+  Inspection inspect(String name, Path object, String where, AtomicLong keepBudget)
       throws IOException, ObjectRequirements.MemberProblem {
     try (FileChannel channel = FileChannel.open(object, StandardOpenOption.READ)) {
       long size = channel.size();
       MessageDigest sha = Hashing.sha256();
       CRC32C crc = new CRC32C();
       ByteBuffer elf;
+      byte[] kept = null;
       if (size <= WHOLE_READ_LIMIT) {
         byte[] bytes = buffer((int) size);
         ByteBuffer whole = ByteBuffer.wrap(bytes, 0, (int) size);
@@ -42,6 +53,11 @@ final class ObjectInspector {
         sha.update(bytes, 0, (int) size);
         crc.update(bytes, 0, (int) size);
         elf = ByteBuffer.wrap(bytes, 0, (int) size);
+        if (keepBudget.addAndGet(-size) >= 0) {
+          kept = Arrays.copyOf(bytes, (int) size);
+        } else {
+          keepBudget.addAndGet(size);
+        }
       } else {
         // Streamed for the hashes; mapped for the ELF checks, which touch only the header and symbol table.
         byte[] bytes = buffer(1 << 20);
@@ -55,7 +71,8 @@ final class ObjectInspector {
         elf = channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
       }
       List<String> symbols = requirements.check(elf, where, object).definedExternalSymbols();
-      return new InspectedObject(name, object, size, HexFormat.of().formatHex(sha.digest()), crc.getValue(), symbols);
+      return new Inspection(new InspectedObject(name, object, size, HexFormat.of().formatHex(sha.digest()),
+          crc.getValue(), symbols), kept);
     }
   }
 

@@ -34,7 +34,9 @@ class ArWriterTest {
       CRC32C crc = new CRC32C();
       crc.update(content);
       String name = i % 4 == 0 ? "a-member-name-longer-than-sixteen-" + i + ".o" : "m" + i + ".o";
-      entries.add(new ArWriter.Entry(name, file, 0, content.length, List.of("symbol_" + i), crc.getValue()));
+      // Every third member comes from memory, as small objects do after inspection.
+      entries.add(new ArWriter.Entry(name, content.length, List.of("symbol_" + i), i % 3 == 2
+          ? new ArWriter.InMemory(content) : new ArWriter.FileRange(file, 0, crc.getValue())));
     }
     return entries;
   }
@@ -56,7 +58,7 @@ class ArWriterTest {
         ByteBuffer member = ArReader.map(channel, contents.members().get(i));
         byte[] bytes = new byte[member.remaining()];
         member.get(bytes);
-        assertTrue(Arrays.equals(Files.readAllBytes(entries.get(i).source()), bytes), "member " + i);
+        assertTrue(Arrays.equals(Files.readAllBytes(dir.resolve("m" + i + ".bin")), bytes), "member " + i);
       }
     }
     // GNU ar reads it too, every member in order.
@@ -67,17 +69,18 @@ class ArWriterTest {
   @Test
   void aSourceThatChangedSinceItWasInspectedFailsTheWrite() throws Exception {
     List<ArWriter.Entry> entries = new ArrayList<>(entries());
-    ArWriter.Entry inspected = entries.get(5);
-    byte[] edited = Files.readAllBytes(inspected.source());
+    ArWriter.Entry inspected = entries.get(4); // read from its file, nearly 1 MiB
+    Path source = ((ArWriter.FileRange) inspected.content()).file();
+    byte[] edited = Files.readAllBytes(source);
     edited[edited.length / 2] ^= 1; // same size, other bytes
-    Files.write(inspected.source(), edited);
+    Files.write(source, edited);
     ArWriter.SourceChangedException e = assertThrows(ArWriter.SourceChangedException.class,
         () -> ArWriter.write(dir.resolve("changed.a"), entries, 2));
-    assertTrue(e.getMessage().contains(inspected.source() + " changed after it was inspected")
+    assertTrue(e.getMessage().contains(source + " changed after it was inspected")
         && e.getMessage().contains("member '" + inspected.name() + "'"), e.getMessage());
 
-    Files.write(inspected.source(), Arrays.copyOf(edited, edited.length / 2)); // now shorter
+    Files.write(source, Arrays.copyOf(edited, edited.length / 2)); // now shorter
     e = assertThrows(ArWriter.SourceChangedException.class, () -> ArWriter.write(dir.resolve("short.a"), entries, 2));
-    assertTrue(e.getMessage().contains(inspected.source() + " ended before member"), e.getMessage());
+    assertTrue(e.getMessage().contains(source + " ended before member"), e.getMessage());
   }
 }

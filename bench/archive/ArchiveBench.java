@@ -12,10 +12,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 
 /**
- * The archive stage (hashing, batched ar, combine, validation) against one-call baselines, on the
+ * The archive stage (inspection, batched ar, checked copy, validation) against one-call baselines, on the
  * objects in args[0]. Run by bench/archive/run.sh; prints Markdown rows of median seconds.
  */
 public class ArchiveBench {
@@ -68,7 +71,14 @@ public class ArchiveBench {
       for (int batch : new int[] {50, 400, 5000}) {
         Path stageWork = work.resolve("stage-" + arName + "-" + batch);
         double t = median(() -> clear(stageWork), () -> stage(ar, files, batch, stageWork));
-        row("archive stage, " + arName + ", batch " + batch + " (hash + ar + combine + validate + digest)", t, llvm, gnu);
+        row("archive stage, " + arName + ", batch " + batch + " (inspect + ar + checked copy + validate + digest)", t, llvm, gnu);
+        if (arName.equals("llvm-ar")) {
+          // The floor of any stage that runs one ar per batch: those ar calls alone, as many at a time as the stage runs.
+          Path floorWork = work.resolve("floor-" + batch);
+          int calls = (files.size() + batch - 1) / batch;
+          double floor = median(() -> clear(floorWork), () -> batchCallsAlone(files, batch, floorWork));
+          row("&nbsp;&nbsp;its " + calls + " `llvm-ar --thin qcSD` batch calls alone, " + CORES + " at a time (floor)", floor, llvm, gnu);
+        }
       }
     }
 
@@ -102,10 +112,10 @@ public class ArchiveBench {
   }
 
   /**
-   * One archive stage exactly as a build runs it (ArchiveStage.build, cache disabled): hash every
-   * object on all cores (reusing the previous run's hashes of unchanged objects, none on a fresh
-   * work directory), batched ar, combine, validation, digest and manifest. Returns how many
-   * batches ran ar.
+   * One archive stage exactly as a build runs it (ArchiveStage.build, cache disabled): every
+   * object read once on all cores (hashes, ELF checks, symbols), batched ar overlapping that read
+   * on a fresh work directory, the checked copy into the archive, the structural read-back, digest
+   * and manifest. Returns how many batches ran ar.
    */
   static int stage(Tool ar, List<Path> files, int batch, Path work) throws Exception {
     Path stamps = work.resolve("file-hashes");
@@ -118,6 +128,26 @@ public class ArchiveBench {
     ArchiveStage.Outcome outcome = stage.build(new ArchiveRequest("bench", members), Map.of());
     hashes.save(stamps);
     return outcome.batchesRun();
+  }
+
+  static final int CORES = Runtime.getRuntime().availableProcessors();
+
+  /** The stage's ar calls and nothing else: one thin batch per response file, CORES at a time. */
+  static void batchCallsAlone(List<Path> files, int batch, Path work) throws Exception {
+    Files.createDirectories(work);
+    ExecutorService pool = Executors.newFixedThreadPool(CORES);
+    try {
+      List<Future<Object>> calls = new ArrayList<>();
+      for (int from = 0; from < files.size(); from += batch) {
+        Path rsp = work.resolve("batch-" + from + ".rsp");
+        Files.write(rsp, files.subList(from, Math.min(files.size(), from + batch)).stream().map(Path::toString).toList());
+        Path out = work.resolve("batch-" + from + ".a");
+        calls.add(pool.submit(() -> { sh("llvm-ar", "--thin", "qcSD", out.toString(), "@" + rsp); return null; }));
+      }
+      for (Future<Object> call : calls) call.get();
+    } finally {
+      pool.shutdown();
+    }
   }
 
   static void row(String what, double seconds, double llvm, double gnu) {

@@ -95,8 +95,8 @@ public final class ArchiveBuilder {
     boolean[] ran = new boolean[batches.size()];
     List<String> failures = new ArrayList<>();
     try (BoundedPool<BatchOutcome> pool = new BoundedPool<>("kernel-ar", parallelism)) {
-      // A batch with nothing recorded by an earlier build runs whatever its objects hold: start it
-      // now, so ar works while the objects are read.
+      // A batch with nothing recorded by an earlier build (every batch of a clean build) runs
+      // whatever its objects hold: start it now, so ar works while the objects are read.
       for (int i = 0; i < batches.size(); i++) {
         if (!Files.isRegularFile(batchFile(workDirectory, i)) || !Files.isRegularFile(keyFile(workDirectory, i))) {
           ran[i] = true;
@@ -117,16 +117,7 @@ public final class ArchiveBuilder {
           submitBatch(pool, workDirectory, i, batches.get(i));
         }
       }
-      pool.awaitAll((done, total, outcome) -> {
-        if (outcome.error == null) {
-          log.info("[" + done + "/" + total + "] AR " + name + " batch " + (outcome.number + 1) + "/"
-              + batches.size() + " (" + outcome.members + " objects)");
-        } else {
-          log.error("[" + done + "/" + total + "] AR " + name + " batch " + (outcome.number + 1) + " FAILED");
-          log.error(outcome.error);
-          failures.add(outcome.error);
-        }
-      });
+      pool.awaitAll((done, total, outcome) -> report(name, batches.size(), done, total, outcome, failures));
     }
     if (!failures.isEmpty()) {
       throw new ToolchainException(ar.command() + " failed on " + failures.size() + " batch(es) of archive '"
@@ -175,6 +166,18 @@ public final class ArchiveBuilder {
   }
 
   private record BatchOutcome(int number, int members, String error) {}
+
+  /** One {@code [n/N]} line per finished batch; failures are collected for one error at the end. */
+  private void report(String name, int batches, int done, int total, BatchOutcome outcome, List<String> failures) {
+    if (outcome.error == null) {
+      log.info("[" + done + "/" + total + "] AR " + name + " batch " + (outcome.number + 1) + "/" + batches
+          + " (" + outcome.members + " objects)");
+    } else {
+      log.error("[" + done + "/" + total + "] AR " + name + " batch " + (outcome.number + 1) + " FAILED");
+      log.error(outcome.error);
+      failures.add(outcome.error);
+    }
+  }
 
   private void submitBatch(BoundedPool<BatchOutcome> pool, Path workDirectory, int number, List<Input> batch) {
     pool.submit(() -> runBatch(workDirectory, number, batch));

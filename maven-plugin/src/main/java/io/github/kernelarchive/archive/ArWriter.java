@@ -22,13 +22,13 @@ import java.util.zip.CRC32C;
  * contiguous part of the file through a buffer that gathers small members into large writes. A
  * member comes from a file, its CRC-32C checked as it is copied (an object that changed after it
  * was inspected fails the write instead of landing under a stale hash), or from bytes the caller
- * already holds. Deterministic: zero timestamps, uid and
- * gid, mode 644, so the same members give the same bytes. Members whose names repeat are all kept.
+ * already holds. Deterministic: zero timestamps, uid and gid, mode 644, so the same members give
+ * the same bytes. Members whose names repeat are all kept.
  */
 public final class ArWriter {
   private static final long FOUR_GIB = 0xFFFF_FFFFL;
   private static final int WRITE_BUFFER = 1 << 20;
-  /** {@link Entry#crc32c()} value for a member copied without a check. */
+  /** {@link FileRange#crc32c()} of a member copied without a check. */
   public static final long UNCHECKED = -1;
 
   /** Where a member's bytes come from. */

@@ -7,7 +7,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -21,9 +20,9 @@ import java.util.zip.CRC32C;
  * the archive is written from exactly the bytes that were hashed without opening the files again.
  */
 final class ObjectInspector {
-  /** Objects up to this size are read whole into a per-thread buffer; larger ones are streamed and mapped. */
+  /** Objects up to this size are read whole into an array; larger ones are streamed and mapped. */
   private static final int WHOLE_READ_LIMIT = 4 << 20;
-  private static final ThreadLocal<byte[]> BUFFER = ThreadLocal.withInitial(() -> new byte[256 << 10]);
+  private static final int CHUNK = 1 << 20;
 
   private final ObjectRequirements requirements;
 
@@ -47,20 +46,19 @@ final class ObjectInspector {
       ByteBuffer elf;
       byte[] kept = null;
       if (size <= WHOLE_READ_LIMIT) {
-        byte[] bytes = buffer((int) size);
-        ByteBuffer whole = ByteBuffer.wrap(bytes, 0, (int) size);
-        readFully(channel, whole, 0, object);
-        sha.update(bytes, 0, (int) size);
-        crc.update(bytes, 0, (int) size);
-        elf = ByteBuffer.wrap(bytes, 0, (int) size);
+        byte[] bytes = new byte[(int) size];
+        readFully(channel, ByteBuffer.wrap(bytes), 0, object);
+        sha.update(bytes);
+        crc.update(bytes);
+        elf = ByteBuffer.wrap(bytes);
         if (keepBudget.addAndGet(-size) >= 0) {
-          kept = Arrays.copyOf(bytes, (int) size);
+          kept = bytes;
         } else {
           keepBudget.addAndGet(size);
         }
       } else {
         // Streamed for the hashes; mapped for the ELF checks, which touch only the header and symbol table.
-        byte[] bytes = buffer(1 << 20);
+        byte[] bytes = new byte[CHUNK];
         for (long at = 0; at < size; ) {
           ByteBuffer chunk = ByteBuffer.wrap(bytes, 0, (int) Math.min(bytes.length, size - at));
           readFully(channel, chunk, at, object);
@@ -74,15 +72,6 @@ final class ObjectInspector {
       return new Inspection(new InspectedObject(name, object, size, HexFormat.of().formatHex(sha.digest()),
           crc.getValue(), symbols), kept);
     }
-  }
-
-  private static byte[] buffer(int size) {
-    byte[] buffer = BUFFER.get();
-    if (buffer.length < size) {
-      buffer = new byte[Math.max(size, buffer.length * 2)];
-      BUFFER.set(buffer);
-    }
-    return buffer;
   }
 
   /** Fills {@code into} from {@code position}; the file must not end early (it is being rewritten). */

@@ -161,4 +161,38 @@ class ArchiveValidatorTest {
     mixed.add(new PlannedMember("arm.o", object, new ContentHashes().of(object).orElseThrow()));
     assertRejected(archiveWithAr(mixed, "cross"), mixed, "member 'arm.o' (position 7) is an aarch64 object but this library is built for x86-64");
   }
+
+  /** What the builder knows about each member after reading it. */
+  private List<InspectedObject> inspected() throws Exception {
+    List<InspectedObject> objects = new ArrayList<>();
+    for (PlannedMember m : members) {
+      List<String> symbols = ElfObject.parse(ByteBuffer.wrap(Files.readAllBytes(m.object()))).definedExternalSymbols();
+      objects.add(new InspectedObject(m.name(), m.object(), Files.size(m.object()), m.sha256(), 0, symbols));
+    }
+    return objects;
+  }
+
+  @Test
+  void aFreshArchiveIsReadBackAgainstWhatWasInspected() throws Exception {
+    validator.validateWritten(archive, inspected());
+
+    List<InspectedObject> moreSymbols = new ArrayList<>(inspected());
+    InspectedObject m2 = moreSymbols.get(2);
+    moreSymbols.set(2, new InspectedObject(m2.name(), m2.object(), m2.size(), m2.sha256(), 0,
+        List.of("member_2", "not_in_the_index")));
+    ArchiveInvalidException e = assertThrows(ArchiveInvalidException.class,
+        () -> validator.validateWritten(archive, moreSymbols));
+    assertTrue(e.getMessage().contains("the symbol index does not list 'not_in_the_index' defined by member 'm2.o' "
+        + "(position 3)"), e.getMessage());
+
+    List<InspectedObject> otherSize = new ArrayList<>(inspected());
+    InspectedObject m4 = otherSize.get(4);
+    otherSize.set(4, new InspectedObject(m4.name(), m4.object(), m4.size() + 2, m4.sha256(), 0, m4.symbols()));
+    e = assertThrows(ArchiveInvalidException.class, () -> validator.validateWritten(archive, otherSize));
+    assertTrue(e.getMessage().contains("member 'm4.o' (position 5) holds " + m4.size() + " bytes"), e.getMessage());
+
+    e = assertThrows(ArchiveInvalidException.class,
+        () -> validator.validateWritten(archive, inspected().subList(0, 5)));
+    assertTrue(e.getMessage().contains("extra member 'm5.o' (position 6; only 5 planned)"), e.getMessage());
+  }
 }

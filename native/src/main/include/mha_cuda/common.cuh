@@ -52,6 +52,26 @@ __device__ __forceinline__ float warp_sum(float x) {
   return x;
 }
 
+// acc[r][x] += sum over j < N of w_j(r) * tile[j * stride + lane + x * 32], where lane j of the
+// warp holds w_j(r) in weights[r]: the fp32 kernels' P V (forward) and dS K (backward, dQ). Each
+// tile row is loaded once and feeds every row of the warp.
+template <int N, int ROWS, int DPL>
+__device__ __forceinline__ void accumulate_broadcast(float (&acc)[ROWS][DPL], const float (&weights)[ROWS],
+                                                     const float *tile, int stride, int lane) {
+#pragma unroll 4
+  for (int j = 0; j < N; ++j) {
+    float tj[DPL];
+#pragma unroll
+    for (int x = 0; x < DPL; ++x) tj[x] = tile[j * stride + lane + x * kWarpSize];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const float wj = __shfl_sync(kFullMask, weights[r], j);
+#pragma unroll
+      for (int x = 0; x < DPL; ++x) acc[r][x] = fmaf(wj, tj[x], acc[r][x]);
+    }
+  }
+}
+
 // Row stride of shared tiles whose rows are read by different lanes at once: D + 4 floats keeps
 // rows 16-byte aligned for float4 loads and puts the 8 lanes of each load phase in distinct banks.
 template <int D>

@@ -227,18 +227,7 @@ __global__ void __launch_bounds__(BwdTiles::kThreads) bwd_dq_kernel(BwdParams p)
     }
 
     // dQ += dS K: one load of each key's dims feeds every row.
-#pragma unroll 4
-    for (int j = 0; j < BN; ++j) {
-      float kj[DPL];
-#pragma unroll
-      for (int x = 0; x < DPL; ++x) kj[x] = k_s[j * KS + lane + x * kWarpSize];
-#pragma unroll
-      for (int r = 0; r < ROWS; ++r) {
-        const float dsj = __shfl_sync(kFullMask, ds[r], j);
-#pragma unroll
-        for (int x = 0; x < DPL; ++x) dq[r][x] = fmaf(dsj, kj[x], dq[r][x]);
-      }
-    }
+    accumulate_broadcast<BN>(dq, ds, k_s, KS, lane);
   }
 
   T *dq_out = static_cast<T *>(p.dq) + base;

@@ -89,18 +89,7 @@ __global__ void __launch_bounds__(FwdTiles::kThreads) flash_fwd_kernel(FwdParams
     }
 
     // P V: one V load per head dimension feeds every row.
-#pragma unroll 4
-    for (int j = 0; j < BN; ++j) {
-      float vj[DPL];
-#pragma unroll
-      for (int x = 0; x < DPL; ++x) vj[x] = v_s[j * D + lane + x * kWarpSize];
-#pragma unroll
-      for (int r = 0; r < ROWS; ++r) {
-        const float pj = __shfl_sync(kFullMask, prob[r], j);
-#pragma unroll
-        for (int x = 0; x < DPL; ++x) acc[r][x] = fmaf(pj, vj[x], acc[r][x]);
-      }
-    }
+    accumulate_broadcast<BN>(acc, prob, v_s, D, lane);
   }
 
   T *out = static_cast<T *>(p.out) + base;

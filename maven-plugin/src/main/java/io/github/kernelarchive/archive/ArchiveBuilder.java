@@ -2,7 +2,12 @@ package io.github.kernelarchive.archive;
 
 import io.github.kernelarchive.build.BuildLog;
 import io.github.kernelarchive.build.ToolchainException;
+import io.github.kernelarchive.cache.BuildCache;
+import io.github.kernelarchive.cache.ContentManifest;
+import io.github.kernelarchive.cache.EntryKind;
+import io.github.kernelarchive.cache.LocalCache;
 import io.github.kernelarchive.elf.ElfObject;
+import io.github.kernelarchive.elf.ObjectRequirements;
 import io.github.kernelarchive.toolchain.ProcessResult;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.ResponseFile;
@@ -19,6 +24,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
@@ -41,7 +47,7 @@ public final class ArchiveBuilder {
   static final String AR_FLAGS = "qcSD";
   /** Batches record members by path (GNU ar 2.38+, llvm-ar); the combine copies the bytes once. */
   static final String THIN = "--thin";
-  private static final String BATCH_KEY_FORMAT = "kernel-archive batch key 2";
+  private static final String BATCH_KEY_FORMAT = "kernel-archive batch key 3";
   /**
    * Objects' bytes kept in memory between inspection and the write, at most: all of an archive of
    * small objects, so its members are copied from memory rather than by reopening thousands of
@@ -59,10 +65,13 @@ public final class ArchiveBuilder {
   private final ProcessRunner runner;
   private final int batchSize;
   private final int parallelism;
+  private final BuildCache cache;
   private final BuildLog log;
   private final ObjectInspector inspector = new ObjectInspector(ElfObject.hostMachine());
 
-  public ArchiveBuilder(Tool ar, ProcessRunner runner, int batchSize, int parallelism, BuildLog log) {
+  /** @param cache where finished batches are kept and looked up; {@code null}: none */
+  public ArchiveBuilder(Tool ar, ProcessRunner runner, int batchSize, int parallelism, BuildCache cache,
+      BuildLog log) {
     if (batchSize < 1) {
       throw new IllegalArgumentException("batch size must be at least 1");
     }
@@ -70,6 +79,7 @@ public final class ArchiveBuilder {
     this.runner = runner;
     this.batchSize = batchSize;
     this.parallelism = parallelism;
+    this.cache = cache;
     this.log = log;
   }
 
@@ -93,11 +103,13 @@ public final class ArchiveBuilder {
     List<ObjectInspector.Inspection> inspections;
     List<InspectedObject> members;
     boolean[] ran = new boolean[batches.size()];
+    boolean[] fromCache = new boolean[batches.size()];
     List<String> failures = new ArrayList<>();
     try (BoundedPool<BatchOutcome> pool = new BoundedPool<>("kernel-ar", parallelism)) {
-      // A batch with nothing recorded by an earlier build (every batch of a clean build) runs
-      // whatever its objects hold: start it now, so ar works while the objects are read.
-      for (int i = 0; i < batches.size(); i++) {
+      // Without a cache, a batch with nothing recorded by an earlier build (every batch of a clean
+      // build) runs whatever its objects hold: start it now, so ar works while the objects are read.
+      // With one, its key (over the members' hashes) must be known first, to look it up.
+      for (int i = 0; i < batches.size() && cache == null; i++) {
         if (!Files.isRegularFile(batchFile(workDirectory, i)) || !Files.isRegularFile(keyFile(workDirectory, i))) {
           ran[i] = true;
           submitBatch(pool, workDirectory, i, batches.get(i));
@@ -111,8 +123,12 @@ public final class ArchiveBuilder {
       }
       members = inspections.stream().map(ObjectInspector.Inspection::object).toList();
       for (int i = 0; i < batches.size(); i++) {
-        if (!ran[i] && !KeyFile.upToDate(batchFile(workDirectory, i), keyFile(workDirectory, i),
-            batchKey(membersOf(members, i)))) {
+        String key = batchKey(workDirectory, membersOf(members, i));
+        if (ran[i] || KeyFile.upToDate(batchFile(workDirectory, i), keyFile(workDirectory, i), key)) {
+          continue;
+        }
+        fromCache[i] = restoreBatch(workDirectory, i, key, membersOf(members, i));
+        if (!fromCache[i]) {
           ran[i] = true;
           submitBatch(pool, workDirectory, i, batches.get(i));
         }
@@ -125,9 +141,14 @@ public final class ArchiveBuilder {
     }
     int batchesRun = 0;
     for (int i = 0; i < batches.size(); i++) {
-      if (ran[i]) {
-        KeyFile.record(keyFile(workDirectory, i), batchKey(membersOf(members, i)));
-        batchesRun++;
+      if (ran[i] || fromCache[i]) {
+        String key = batchKey(workDirectory, membersOf(members, i));
+        KeyFile.record(keyFile(workDirectory, i), key);
+        if (ran[i] && cache != null) {
+          Path batch = batchFile(workDirectory, i);
+          cache.store(EntryKind.BATCH, key, batch, new ContentManifest(key, Hashing.ofFile(batch), List.of()).toBytes());
+        }
+        batchesRun += ran[i] ? 1 : 0;
       }
     }
     combine(workDirectory, batches.size(), inspections, output);
@@ -190,7 +211,8 @@ public final class ArchiveBuilder {
     try {
       // The old key must not vouch for the new batch if the build stops before the key is recorded.
       Files.deleteIfExists(keyFile(workDirectory, number));
-      List<String> objects = batch.stream().map(m -> m.object().toAbsolutePath().toString()).toList();
+      // Relative to the batch's folder (ar runs there): the batch then fits any checkout.
+      List<String> objects = batch.stream().map(m -> relativePath(workDirectory, m.object())).toList();
       String rsp = ResponseFile.write(workDirectory.resolve(String.format("batch-%05d.rsp", number)), objects);
       ProcessResult result = runner.run(List.of(ar.command(), THIN, AR_FLAGS, temporary.toString(), rsp), workDirectory);
       if (!result.succeeded()) {
@@ -217,31 +239,7 @@ public final class ArchiveBuilder {
       throws IOException, ArchiveInvalidException {
     List<InspectedObject> members = inspections.stream().map(ObjectInspector.Inspection::object).toList();
     for (int i = 0; i < batches; i++) {
-      Path batchFile = batchFile(workDirectory, i);
-      List<ArMember> recorded;
-      try (FileChannel channel = FileChannel.open(batchFile, StandardOpenOption.READ)) {
-        recorded = ArReader.readThin(channel).members();
-      } catch (ArFormatException e) {
-        throw new ArchiveInvalidException(batchFile, e.getMessage());
-      }
-      List<InspectedObject> planned = membersOf(members, i);
-      if (recorded.size() != planned.size()) {
-        throw new ArchiveInvalidException(batchFile, ar.command() + " recorded " + recorded.size() + " of the "
-            + planned.size() + " objects of this batch");
-      }
-      for (int m = 0; m < planned.size(); m++) {
-        Path expected = planned.get(m).object().toAbsolutePath();
-        // GNU ar keeps the path it was given; llvm-ar stores it relative to the batch's folder.
-        if (!recorded.get(m).name().equals(expected.toString())
-            && !batchFile.getParent().resolve(recorded.get(m).name()).normalize().equals(expected.normalize())) {
-          throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " is '" + recorded.get(m).name()
-              + "' but " + expected.normalize() + " was planned there (missing, extra or reordered member)");
-        }
-        if (recorded.get(m).size() != planned.get(m).size()) {
-          throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " (" + expected + ") was recorded at "
-              + recorded.get(m).size() + " bytes but has " + planned.get(m).size() + " (changed while archiving)");
-        }
-      }
+      checkBatch(batchFile(workDirectory, i), workDirectory, membersOf(members, i));
     }
     List<ArWriter.Entry> entries = new ArrayList<>(members.size());
     for (ObjectInspector.Inspection inspection : inspections) {
@@ -261,14 +259,79 @@ public final class ArchiveBuilder {
     }
   }
 
-  private String batchKey(List<InspectedObject> batch) {
+  /**
+   * Checks that the thin batch {@code batchFile} lists exactly {@code planned}, in order, at the
+   * inspected sizes; relative member names are taken relative to {@code folder}, where the batch
+   * is (or will be) used.
+   */
+  private void checkBatch(Path batchFile, Path folder, List<InspectedObject> planned)
+      throws IOException, ArchiveInvalidException {
+    List<ArMember> recorded;
+    try (FileChannel channel = FileChannel.open(batchFile, StandardOpenOption.READ)) {
+      recorded = ArReader.readThin(channel).members();
+    } catch (ArFormatException e) {
+      throw new ArchiveInvalidException(batchFile, e.getMessage());
+    }
+    if (recorded.size() != planned.size()) {
+      throw new ArchiveInvalidException(batchFile, ar.command() + " recorded " + recorded.size() + " of the "
+          + planned.size() + " objects of this batch");
+    }
+    for (int m = 0; m < planned.size(); m++) {
+      Path expected = planned.get(m).object().toAbsolutePath().normalize();
+      // Batches are given paths relative to their folder; an archiver may also store absolute ones.
+      if (!folder.toAbsolutePath().resolve(recorded.get(m).name()).normalize().equals(expected)) {
+        throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " is '" + recorded.get(m).name()
+            + "' but " + expected + " was planned there (missing, extra or reordered member)");
+      }
+      if (recorded.get(m).size() != planned.get(m).size()) {
+        throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " (" + expected + ") was recorded at "
+            + recorded.get(m).size() + " bytes but has " + planned.get(m).size() + " (changed while archiving)");
+      }
+    }
+  }
+
+  /**
+   * Takes batch {@code number} from the cache when an entry for its key lists exactly its members;
+   * returns whether it did. Thin batches name members relative to their folder, so an entry made
+   * in another checkout fits this one.
+   */
+  private boolean restoreBatch(Path workDirectory, int number, String key, List<InspectedObject> planned)
+      throws IOException, InterruptedException {
+    if (cache == null) {
+      return false;
+    }
+    Optional<LocalCache.Entry> entry = cache.find(EntryKind.BATCH, key, "ar batch " + (number + 1), candidate -> {
+      ContentManifest manifest = ContentManifest.read(candidate.manifest());
+      if (!manifest.key().equals(key) || !manifest.sha256().equals(Hashing.ofFile(candidate.payload()))) {
+        return BuildCache.Verdict.corrupt("the batch differs from its manifest");
+      }
+      try {
+        checkBatch(candidate.payload(), workDirectory, planned);
+      } catch (ArchiveInvalidException e) {
+        return BuildCache.Verdict.corrupt(e.problem());
+      }
+      return BuildCache.Verdict.USABLE;
+    });
+    if (entry.isEmpty()) {
+      return false;
+    }
+    Files.deleteIfExists(keyFile(workDirectory, number));
+    return cache.checkOut(entry.get(), batchFile(workDirectory, number));
+  }
+
+  /** Over the archiver and each member's name, path relative to the batch folder, and content hash. */
+  private String batchKey(Path workDirectory, List<InspectedObject> batch) {
     List<String> parts = new ArrayList<>(List.of(BATCH_KEY_FORMAT, ar.identity(), THIN, AR_FLAGS));
     for (InspectedObject member : batch) {
       parts.add(member.name());
-      parts.add(member.object().toString());
+      parts.add(relativePath(workDirectory, member.object()));
       parts.add(member.sha256());
     }
     return Hashing.ofStrings(parts);
+  }
+
+  private static String relativePath(Path workDirectory, Path object) {
+    return workDirectory.toAbsolutePath().normalize().relativize(object.toAbsolutePath().normalize()).toString();
   }
 
   private static void removeBatchesBeyond(Path workDirectory, int count) throws IOException {

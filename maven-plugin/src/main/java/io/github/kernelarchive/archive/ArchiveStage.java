@@ -3,7 +3,10 @@ package io.github.kernelarchive.archive;
 import io.github.kernelarchive.build.BuildFailureException;
 import io.github.kernelarchive.build.BuildLog;
 import io.github.kernelarchive.build.ToolchainException;
-import io.github.kernelarchive.cache.ArchiveCache;
+import io.github.kernelarchive.cache.BuildCache;
+import io.github.kernelarchive.cache.EntryKind;
+import io.github.kernelarchive.cache.HeaderPaths;
+import io.github.kernelarchive.cache.LocalCache;
 import io.github.kernelarchive.cache.Manifest;
 import io.github.kernelarchive.compile.CompileState.Dependency;
 import io.github.kernelarchive.compile.ContentHashes;
@@ -17,7 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -40,17 +42,17 @@ public final class ArchiveStage {
 
   private final Tool ar;
   private final ProcessRunner runner;
-  private final ArchiveCache cache;
+  private final BuildCache cache;
   private final int batchSize;
   private final int parallelism;
   private final Path outputDirectory;
-  private final Path projectDirectory;
+  private final HeaderPaths headerPaths;
   private final ContentHashes hashes;
   private final BuildLog log;
   private final ArchiveValidator validator = new ArchiveValidator(ElfObject.hostMachine());
 
   /** @param cache {@code null} when the cache is disabled */
-  public ArchiveStage(Tool ar, ProcessRunner runner, ArchiveCache cache, int batchSize, int parallelism,
+  public ArchiveStage(Tool ar, ProcessRunner runner, BuildCache cache, int batchSize, int parallelism,
       Path outputDirectory, Path projectDirectory, ContentHashes hashes, BuildLog log) {
     this.ar = ar;
     this.runner = runner;
@@ -58,7 +60,7 @@ public final class ArchiveStage {
     this.batchSize = batchSize;
     this.parallelism = parallelism;
     this.outputDirectory = outputDirectory;
-    this.projectDirectory = projectDirectory;
+    this.headerPaths = new HeaderPaths(projectDirectory);
     this.hashes = hashes;
     this.log = log;
   }
@@ -86,7 +88,7 @@ public final class ArchiveStage {
    * Before compiling: the archive if it needs no build (current, or a valid cache entry, which is
    * then copied into place); empty when it must be built.
    */
-  public Optional<Outcome> reuse(ArchiveRequest request) throws IOException {
+  public Optional<Outcome> reuse(ArchiveRequest request) throws IOException, InterruptedException {
     String key = keyOf(request);
     Path target = archiveFile(request.name());
     Path localManifest = workDirectory(request.name()).resolve("manifest.txt");
@@ -99,39 +101,37 @@ public final class ArchiveStage {
     if (cache == null) {
       return Optional.empty();
     }
-    Optional<ArchiveCache.Entry> entry = cache.find(key);
+    Optional<LocalCache.Entry> entry = cache.find(EntryKind.ARCHIVE, key, "archive '" + request.name() + "'",
+        candidate -> verifyEntry(candidate, key, request));
     if (entry.isEmpty()) {
       return Optional.empty();
     }
     Optional<Manifest> cached = readManifest(entry.get().manifest());
-    if (cached.isEmpty() || !cached.get().key().equals(key)) {
-      log.warn("Cache entry " + entry.get().directory() + " has an unreadable manifest: dropped and rebuilt.");
-      cache.discard(entry.get());
-      return Optional.empty();
+    if (cached.isEmpty() || !cache.checkOut(entry.get(), target)) {
+      return Optional.empty(); // dropped by a concurrent build right after it was checked
     }
-    if (!headersUnchanged(cached.get())) {
-      log.debug("cache entry for " + request.name() + " was built against other headers");
-      return Optional.empty();
-    }
-    try {
-      validateEntry(entry.get(), cached.get(), request);
-    } catch (ArchiveInvalidException e) {
-      log.warn("Cache entry for archive '" + request.name() + "' is corrupt (" + e.problem()
-          + "): dropped, the archive is rebuilt.");
-      cache.discard(entry.get());
-      return Optional.empty();
-    }
-    Path temporary = AtomicFiles.temporarySibling(target);
-    try {
-      Files.copy(entry.get().archive(), temporary, StandardCopyOption.REPLACE_EXISTING);
-      AtomicFiles.publish(temporary, target);
-    } finally {
-      Files.deleteIfExists(temporary);
-    }
-    cache.touch(entry.get());
     recordLocal(request.name(), cached.get(), target);
     return Optional.of(new Outcome(request.name(), target, cached.get().archiveDigest(), Status.CACHE_HIT,
         request.members().size(), 0, 0));
+  }
+
+  /** Whether a cache entry (local, or just received from the remote) can stand for this archive. */
+  private BuildCache.Verdict verifyEntry(LocalCache.Entry entry, String key, ArchiveRequest request)
+      throws IOException {
+    Manifest manifest = Manifest.read(entry.manifest());
+    if (!manifest.key().equals(key)) {
+      return BuildCache.Verdict.corrupt("its manifest is for another key");
+    }
+    if (!headersUnchanged(manifest)) {
+      log.debug("cache entry for " + request.name() + " was built against other headers");
+      return BuildCache.Verdict.STALE;
+    }
+    try {
+      validateEntry(entry, manifest, request);
+    } catch (ArchiveInvalidException e) {
+      return BuildCache.Verdict.corrupt(e.problem());
+    }
+    return BuildCache.Verdict.USABLE;
   }
 
   /** After compiling: builds, validates, records and caches the archive. */
@@ -143,7 +143,7 @@ public final class ArchiveStage {
     ArchiveBuilder.Result built;
     String digest;
     try {
-      built = new ArchiveBuilder(ar, runner, batchSize, parallelism, log)
+      built = new ArchiveBuilder(ar, runner, batchSize, parallelism, cache, log)
           .build(request.name(), inputs, workDirectory(request.name()), target);
       checkUnchangedSincePlanning(request.name(), built.members());
       ArReader.Contents contents = validator.validateWritten(target, built.members());
@@ -161,7 +161,7 @@ public final class ArchiveStage {
     for (InspectedObject member : built.members()) {
       List<Manifest.Header> headers = new ArrayList<>();
       for (Dependency dependency : dependencies.getOrDefault(member.object(), List.of())) {
-        headers.add(new Manifest.Header(portable(dependency.path()), dependency.hash()));
+        headers.add(new Manifest.Header(headerPaths.portable(dependency.path()), dependency.hash()));
       }
       manifestMembers.add(new Manifest.Member(member.name(), member.sha256(), headers));
     }
@@ -170,12 +170,7 @@ public final class ArchiveStage {
         ar.identity().lines().findFirst().orElse(""), manifestMembers);
     recordLocal(request.name(), manifest, target);
     if (cache != null) {
-      cache.find(key).ifPresent(stale -> discardQuietly(stale)); // same inputs, other headers
-      cache.publish(key, target, manifest);
-      int evicted = cache.evict(key);
-      if (evicted > 0) {
-        log.info("Cache: evicted " + evicted + " least recently used entries to stay under the size cap");
-      }
+      cache.store(EntryKind.ARCHIVE, key, target, manifest.toBytes());
     }
     return new Outcome(request.name(), target, manifest.archiveDigest(), Status.BUILT, built.members().size(),
         built.batches(), built.batchesRun());
@@ -196,10 +191,10 @@ public final class ArchiveStage {
     }
   }
 
-  private void validateEntry(ArchiveCache.Entry entry, Manifest manifest, ArchiveRequest request)
+  private void validateEntry(LocalCache.Entry entry, Manifest manifest, ArchiveRequest request)
       throws IOException, ArchiveInvalidException {
     if (manifest.members().size() != request.members().size()) {
-      throw new ArchiveInvalidException(entry.archive(), "manifest lists " + manifest.members().size()
+      throw new ArchiveInvalidException(entry.payload(), "manifest lists " + manifest.members().size()
           + " members, " + request.members().size() + " planned");
     }
     List<PlannedMember> planned = new ArrayList<>();
@@ -207,23 +202,16 @@ public final class ArchiveStage {
       ArchiveRequest.Member member = request.members().get(i);
       planned.add(new PlannedMember(member.name(), member.object(), manifest.members().get(i).sha256()));
     }
-    validator.validate(entry.archive(), planned);
+    validator.validate(entry.payload(), planned);
     // Members match their hashes; the digest covers the rest (headers, index, padding).
-    if (!ArchiveDigest.of(entry.archive(), planned.stream().map(PlannedMember::sha256).toList())
+    if (!ArchiveDigest.of(entry.payload(), planned.stream().map(PlannedMember::sha256).toList())
         .equals(manifest.archiveDigest())) {
-      throw new ArchiveInvalidException(entry.archive(), "digest of the archive differs from its manifest");
+      throw new ArchiveInvalidException(entry.payload(), "digest of the archive differs from its manifest");
     }
   }
 
   private boolean headersUnchanged(Manifest manifest) {
-    for (Manifest.Member member : manifest.members()) {
-      for (Manifest.Header header : member.headers()) {
-        if (!hashes.of(resolve(header.path())).map(header.sha256()::equals).orElse(false)) {
-          return false;
-        }
-      }
-    }
-    return true;
+    return manifest.members().stream().allMatch(member -> headerPaths.unchanged(member.headers(), hashes::of));
   }
 
   private void recordLocal(String name, Manifest manifest, Path target) throws IOException {
@@ -253,21 +241,4 @@ public final class ArchiveStage {
     }
   }
 
-  private void discardQuietly(ArchiveCache.Entry entry) {
-    try {
-      cache.discard(entry);
-    } catch (IOException e) {
-      log.debug("could not drop stale cache entry " + entry.directory() + ": " + e.getMessage());
-    }
-  }
-
-  private String portable(String absolute) {
-    Path path = Path.of(absolute);
-    return path.startsWith(projectDirectory) ? projectDirectory.relativize(path).toString() : absolute;
-  }
-
-  private Path resolve(String portable) {
-    Path path = Path.of(portable);
-    return path.isAbsolute() ? path : projectDirectory.resolve(path);
-  }
 }

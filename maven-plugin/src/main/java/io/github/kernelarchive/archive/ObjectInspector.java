@@ -1,5 +1,6 @@
 package io.github.kernelarchive.archive;
 
+import io.github.kernelarchive.elf.ObjectRequirements;
 import io.github.kernelarchive.util.Hashing;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,5 +1,6 @@
 package io.github.kernelarchive.build;
 
+import io.github.kernelarchive.cache.BuildCache;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -7,13 +8,16 @@ import java.util.List;
  * What a build did, for the summary block and for tests.
  *
  * @param compiled objects compiled now
+ * @param objectsFromCache objects taken from the cache (local or remote) instead of compiled
  * @param upToDate objects that were already current
  * @param skipped sources with no compiler on this machine
  * @param servedByArchives sources not compiled because their archive was current or cached
  * @param exports dynamic symbols the library exports (after the audit)
  * @param archiveLibraries with {@code staticLink=false}, the shared library of each archive
+ * @param cache what the cache tiers did; {@code null} when the cache is off
  */
-public record BuildSummary(int compiled, int upToDate, int skipped, int servedByArchives,
+public record BuildSummary(int compiled, int objectsFromCache, int upToDate, int skipped, int servedByArchives,
     int archivesBuilt, int archivesFromCache, int archivesUpToDate, int batchesRun,
     Path library, boolean relinked, int exports, List<Path> archiveLibraries,
-    long scanMillis, long planMillis, long compileMillis, long archiveMillis, long linkMillis) {}
+    long scanMillis, long planMillis, long compileMillis, long archiveMillis, long linkMillis,
+    BuildCache.Stats cache) {}

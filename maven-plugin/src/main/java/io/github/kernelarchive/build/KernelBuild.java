@@ -5,7 +5,9 @@ import io.github.kernelarchive.archive.ArchiveStage;
 import io.github.kernelarchive.archive.ArchiveStage.Outcome;
 import io.github.kernelarchive.archive.ArchiveStage.Status;
 import io.github.kernelarchive.audit.ExportAudit;
-import io.github.kernelarchive.cache.ArchiveCache;
+import io.github.kernelarchive.cache.BuildCache;
+import io.github.kernelarchive.cache.LocalCache;
+import io.github.kernelarchive.cache.RemoteCache;
 import io.github.kernelarchive.compile.CompileJob;
 import io.github.kernelarchive.compile.CompileStage;
 import io.github.kernelarchive.compile.ContentHashes;
@@ -64,14 +66,14 @@ public final class KernelBuild {
     sources = dependencies.sources();
     Path hashFile = request.outputDirectory().resolve("state").resolve("file-hashes");
     ContentHashes hashes = ContentHashes.load(hashFile);
+    BuildCache cache = cache(request);
     CompileStage compileStage = new CompileStage(toolchain,
         request.compileOptions().withIncludeDirectories(dependencies.includeDirectories()), request.outputDirectory(),
-        request.projectDirectory(), request.jobs(), hashes, log);
+        request.projectDirectory(), request.jobs(), hashes, cache, log);
     CompileStage.Prepared prepared = compileStage.prepare(sources);
     ArchiveStage archiveStage = request.archiveNames().isEmpty() ? null : new ArchiveStage(toolchain.archiver(),
-        toolchain.runner(), request.cacheDirectory() == null ? null
-            : new ArchiveCache(request.cacheDirectory(), request.cacheMaxBytes()),
-        request.batchSize(), request.jobs(), request.outputDirectory(), request.projectDirectory(), hashes, log);
+        toolchain.runner(), cache, request.batchSize(), request.jobs(), request.outputDirectory(),
+        request.projectDirectory(), hashes, log);
 
     // Archives that are current or come from the cache need none of their sources compiled.
     List<ArchiveRequest> archiveRequests = archiveRequests(request, prepared, prebuilt, compileStage, hashes);
@@ -93,6 +95,7 @@ public final class KernelBuild {
     }
     int servedByArchives = (int) prepared.jobs().stream().filter(j -> reused.contains(j.source().unit())).count();
     log.info("Compile: " + compiled.compiled() + " compiled, " + compiled.upToDate() + " up to date"
+        + (compiled.fromCache() == 0 ? "" : ", " + compiled.fromCache() + " from cache")
         + (servedByArchives == 0 ? "" : ", " + servedByArchives + " in current or cached archives")
         + (prepared.skipped().isEmpty() ? "" : ", " + prepared.skipped().size() + " skipped"));
 
@@ -116,14 +119,36 @@ public final class KernelBuild {
     }
     long linkMillis = millisSince(linkStart);
     hashes.save(hashFile);
+    if (cache != null) {
+      cache.finish();
+    }
 
-    BuildSummary summary = new BuildSummary(compiled.compiled(), compiled.upToDate(), prepared.skipped().size(),
+    BuildSummary summary = new BuildSummary(compiled.compiled(), compiled.fromCache(), compiled.upToDate(), prepared.skipped().size(),
         servedByArchives, count(archives, Status.BUILT), count(archives, Status.CACHE_HIT),
         count(archives, Status.UP_TO_DATE), archives.values().stream().mapToInt(Outcome::batchesRun).sum(),
         linked == null ? null : linked.library(), linked != null && linked.relinked(), exports, both.archiveLibraries(),
-        scanMillis, compiled.planMillis() + reuseMillis, compiled.compileMillis(), archiveMillis, linkMillis);
+        scanMillis, compiled.planMillis() + reuseMillis, compiled.compileMillis(), archiveMillis, linkMillis,
+        cache == null ? null : cache.stats());
     logSummary(summary);
     return summary;
+  }
+
+  /** The local cache, with the remote tier behind it when one is configured; null when the cache is off. */
+  private BuildCache cache(KernelBuildRequest request) throws BuildFailureException {
+    if (request.cacheDirectory() == null) {
+      return null;
+    }
+    RemoteCache remote;
+    try {
+      remote = request.remoteCache() == null ? null : new RemoteCache(request.remoteCache(), log);
+    } catch (IllegalArgumentException e) {
+      throw new BuildFailureException(e.getMessage());
+    }
+    if (remote != null) {
+      log.info("Cache: " + request.cacheDirectory() + ", remote " + remote.displayUrl()
+          + (remote.push() ? "" : " (read-only: kernel.cache.remote.push=false)"));
+    }
+    return new BuildCache(new LocalCache(request.cacheDirectory(), request.cacheMaxBytes()), remote, log);
   }
 
   /** Each archive's members: its compiled sources in source order, then its prebuilt objects. */
@@ -235,12 +260,19 @@ public final class KernelBuild {
   private void logSummary(BuildSummary s) {
     log.info("------------------------------------------------------------------------");
     log.info("Kernel Archive summary");
-    log.info("  objects   " + s.compiled() + " compiled, " + s.upToDate() + " up to date, "
-        + s.servedByArchives() + " in current or cached archives, " + s.skipped() + " skipped");
+    log.info("  objects   " + s.compiled() + " compiled, " + s.objectsFromCache() + " from cache, " + s.upToDate()
+        + " up to date, " + s.servedByArchives() + " in current or cached archives, " + s.skipped() + " skipped");
     log.info("  archives  " + s.archivesBuilt() + " built (" + s.batchesRun() + " ar batches), "
         + s.archivesFromCache() + " cache hits, " + s.archivesUpToDate() + " up to date");
     log.info("  library   " + (s.library() == null ? "none" : s.library() + (s.relinked() ? " (linked)" : " (up to date)")
         + ", " + s.exports() + " exported symbols (audit.txt)"));
+    if (s.cache() != null) {
+      BuildCache.Stats c = s.cache();
+      log.info(String.format("  cache     %d local hits (%.1f MB)", c.localHits(), c.localBytes() / 1e6)
+          + (c.remote() ? String.format(", %d remote hits (%.1f MB in %.2f s), %d uploaded (%.1f MB), %d remote failures",
+              c.remoteHits(), c.remoteBytes() / 1e6, c.remoteMillis() / 1000.0, c.uploaded(), c.uploadedBytes() / 1e6,
+              c.remoteFailures()) : ", no remote"));
+    }
     log.info(String.format("  time      scan %.2f s | plan %.2f s | compile %.2f s | archive %.2f s | link %.2f s",
         s.scanMillis() / 1000.0, s.planMillis() / 1000.0, s.compileMillis() / 1000.0,
         s.archiveMillis() / 1000.0, s.linkMillis() / 1000.0));

@@ -1,5 +1,6 @@
 package io.github.kernelarchive.build;
 
+import io.github.kernelarchive.cache.RemoteCache;
 import io.github.kernelarchive.compile.CompileOptions;
 import io.github.kernelarchive.deps.NativeDependency;
 import io.github.kernelarchive.scan.SourceSet;
@@ -19,6 +20,7 @@ import java.util.List;
  * @param batchSize objects per {@code ar} invocation
  * @param cacheDirectory the archive cache, {@code null} when disabled
  * @param cacheMaxBytes size cap of the cache (least recently used entries go first)
+ * @param remoteCache the shared HTTP tier behind the local cache; {@code null}: none
  * @param exports symbol patterns of the public API
  * @param linkFlags extra flags for the final link
  * @param jobs parallel compile jobs
@@ -43,6 +45,7 @@ public record KernelBuildRequest(
     int batchSize,
     Path cacheDirectory,
     long cacheMaxBytes,
+    RemoteCache.Settings remoteCache,
     boolean staticLink,
     List<NativeDependency> dependencies,
     Path dependencyRoot,

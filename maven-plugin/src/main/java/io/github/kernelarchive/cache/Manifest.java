@@ -32,6 +32,10 @@ public record Manifest(String key, String archiveName, String archiveDigest, Str
   }
 
   public void write(Path file) throws IOException {
+    AtomicFiles.write(file, toBytes());
+  }
+
+  public byte[] toBytes() {
     StringBuilder text = new StringBuilder(FORMAT).append('\n');
     line(text, "key", key);
     line(text, "archive", archiveName);
@@ -43,7 +47,7 @@ public record Manifest(String key, String archiveName, String archiveDigest, Str
         line(text, "header", header.path, header.sha256);
       }
     }
-    AtomicFiles.write(file, text.toString().getBytes(StandardCharsets.UTF_8));
+    return text.toString().getBytes(StandardCharsets.UTF_8);
   }
 
   /** Reads a manifest; a damaged or foreign file is an {@link IOException} naming it. */
@@ -61,16 +65,14 @@ public record Manifest(String key, String archiveName, String archiveDigest, Str
     String memberName = null;
     String memberSha = null;
     for (String line : lines.subList(1, lines.size())) {
-      String[] f = line.split("\t", -1);
-      for (int i = 0; i < f.length; i++) {
-        f[i] = unescape(f[i]);
-      }
+      String[] f = fields(file, line);
       switch (f[0]) {
         case "key" -> key = f[1];
         case "archive" -> name = f[1];
         case "digest" -> digest = f[1];
         case "tool" -> tool = f[1];
         case "member" -> {
+          SafeNames.checkMemberName(file, f[1]);
           if (memberName != null) {
             members.add(new Member(memberName, memberSha, headers));
           }
@@ -82,7 +84,7 @@ public record Manifest(String key, String archiveName, String archiveDigest, Str
           if (headers == null) {
             throw new IOException(file + ": header line before any member");
           }
-          headers.add(new Header(f[1], f[2]));
+          headers.add(new Header(SafeNames.checkHeaderPath(file, f[1]), f[2]));
         }
         default -> throw new IOException(file + ": unknown line '" + f[0] + "'");
       }
@@ -96,11 +98,27 @@ public record Manifest(String key, String archiveName, String archiveDigest, Str
     return new Manifest(key, name, digest, tool == null ? "" : tool, members);
   }
 
-  private static void line(StringBuilder text, String... fields) {
+  static void line(StringBuilder text, String... fields) {
     for (int i = 0; i < fields.length; i++) {
       text.append(i == 0 ? "" : "\t").append(escape(fields[i]));
     }
     text.append('\n');
+  }
+
+  /** One line's unescaped fields; a line too short for its kind is an {@link IOException} naming the file. */
+  static String[] fields(Path file, String line) throws IOException {
+    String[] f = line.split("\t", -1);
+    for (int i = 0; i < f.length; i++) {
+      f[i] = unescape(f[i]);
+    }
+    int needed = switch (f[0]) {
+      case "member", "header" -> 3;
+      default -> 2;
+    };
+    if (f.length < needed) {
+      throw new IOException(file + ": line '" + f[0] + "' has " + f.length + " fields, " + needed + " expected");
+    }
+    return f;
   }
 
   static String escape(String value) {

@@ -22,17 +22,22 @@ import java.util.concurrent.Callable;
 public final class CompileExecutor {
 
   /**
-   * The result of one job. {@code result} is null when the compiler could not be started;
-   * {@code problem} says what went wrong outside the compiler's own output.
+   * The result of one job. {@code result} is null when the compiler could not be started or did
+   * not need to run ({@code restored}: the object came from the cache); {@code problem} says what
+   * went wrong outside the compiler's own output.
    */
-  public record Outcome(Planned planned, ProcessResult result, String problem) {
+  public record Outcome(Planned planned, ProcessResult result, String problem, boolean restored) {
     public boolean succeeded() {
-      return result != null && result.succeeded() && problem == null;
+      return restored || result != null && result.succeeded() && problem == null;
     }
   }
 
-  /** Called on the worker thread right after a job succeeded (records state while others run). */
-  public interface SuccessListener {
+  /** Where objects come from instead of the compiler, and what keeps the ones compiled. */
+  public interface ObjectStore {
+    /** Puts the planned object in place from a cache; false when it must be compiled. */
+    boolean restore(Planned planned) throws IOException, InterruptedException;
+
+    /** Called on the worker thread right after a compile succeeded (records state while others run). */
     void compiled(Planned planned) throws IOException;
   }
 
@@ -48,7 +53,7 @@ public final class CompileExecutor {
     this.log = log;
   }
 
-  public List<Outcome> run(List<Planned> planned, SuccessListener listener) throws InterruptedException {
+  public List<Outcome> run(List<Planned> planned, ObjectStore listener) throws InterruptedException {
     List<Outcome> outcomes = new ArrayList<>();
     List<Callable<Outcome>> tasks = new ArrayList<>();
     for (Planned job : longestFirst(planned)) {
@@ -61,28 +66,36 @@ public final class CompileExecutor {
     return outcomes;
   }
 
-  private Outcome compile(Planned planned, SuccessListener listener) {
+  private Outcome compile(Planned planned, ObjectStore store) throws InterruptedException {
     CompileJob job = planned.job();
     try {
       Files.createDirectories(job.object().getParent());
+      if (store.restore(planned)) {
+        return new Outcome(planned, null, null, true);
+      }
       ProcessResult result;
       try {
-        result = runner.run(job.argv(), workingDirectory, job.environment());
+        result = runner.run(job.commandLine(), workingDirectory, job.environment());
       } catch (IOException e) {
-        return new Outcome(planned, null, "could not start " + job.argv().get(0) + ": " + e.getMessage());
+        return new Outcome(planned, null, "could not start " + job.commandLine().get(0) + ": " + e.getMessage(),
+            false);
       }
       if (result.succeeded()) {
-        listener.compiled(planned);
+        store.compiled(planned);
       }
-      return new Outcome(planned, result, null);
+      return new Outcome(planned, result, null, false);
     } catch (IOException e) {
-      return new Outcome(planned, null, "compiled, but its results could not be recorded: " + e.getMessage());
+      return new Outcome(planned, null, "its object could not be stored or recorded: " + e.getMessage(), false);
     }
   }
 
   private void report(int done, int total, Outcome outcome) {
     CompileJob job = outcome.planned().job();
     String line = "[" + done + "/" + total + "] " + job.source().language().label() + " " + job.source().displayName();
+    if (outcome.restored()) {
+      log.info(line + " (from cache)");
+      return;
+    }
     if (outcome.succeeded()) {
       log.info(line);
       if (!outcome.result().output().isBlank()) {
@@ -94,7 +107,7 @@ public final class CompileExecutor {
     if (outcome.problem() != null) {
       log.error(outcome.problem());
     } else if (outcome.result().output().isBlank()) {
-      log.error("exit code " + outcome.result().exitCode() + " and no output from: " + String.join(" ", job.argv()));
+      log.error("exit code " + outcome.result().exitCode() + " and no output from: " + String.join(" ", job.commandLine()));
     } else {
       log.error(outcome.result().output().stripTrailing());
     }

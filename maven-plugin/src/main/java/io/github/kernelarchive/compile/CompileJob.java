@@ -11,19 +11,30 @@ import java.util.TreeMap;
 /**
  * One compiler invocation: a source, the object it makes, and the exact argument vector.
  *
+ * @param launcher words run before the compiler ({@code ccache}, {@code distcc}); not part of the
+ *     key, since a launcher does not change the object
+ * @param argv the compiler and its arguments
  * @param depfile where the compiler writes the headers it read ({@code -MD -MF})
  * @param environment variables set for this compiler only (e.g. {@code HIP_PLATFORM})
  * @param toolIdentity identities of every tool whose version affects the object
  */
-public record CompileJob(SourceFile source, Path object, Path depfile, List<String> argv,
+public record CompileJob(SourceFile source, Path object, Path depfile, List<String> launcher, List<String> argv,
     Map<String, String> environment, String toolIdentity, String projectRoot) {
 
   /** Bumped when the meaning of a key changes, so old state is never trusted. */
-  private static final String KEY_FORMAT = "kernel-archive compile key 2";
+  private static final String KEY_FORMAT = "kernel-archive compile key 3";
 
   public CompileJob {
+    launcher = List.copyOf(launcher);
     argv = List.copyOf(argv);
     environment = Map.copyOf(environment);
+  }
+
+  /** What runs: the launcher, then the compiler with its arguments. */
+  public List<String> commandLine() {
+    List<String> line = new ArrayList<>(launcher);
+    line.addAll(argv);
+    return line;
   }
 
   /**

@@ -3,18 +3,29 @@ package io.github.kernelarchive.compile;
 import io.github.kernelarchive.build.BuildFailureException;
 import io.github.kernelarchive.build.BuildLog;
 import io.github.kernelarchive.build.ToolchainException;
+import io.github.kernelarchive.cache.BuildCache;
+import io.github.kernelarchive.cache.ContentManifest;
+import io.github.kernelarchive.cache.EntryKind;
+import io.github.kernelarchive.cache.HeaderPaths;
+import io.github.kernelarchive.cache.LocalCache;
+import io.github.kernelarchive.cache.Manifest;
 import io.github.kernelarchive.compile.CompileExecutor.Outcome;
 import io.github.kernelarchive.compile.CompileState.Dependency;
 import io.github.kernelarchive.compile.IncrementalPlanner.Plan;
 import io.github.kernelarchive.compile.IncrementalPlanner.Planned;
+import io.github.kernelarchive.elf.ElfObject;
+import io.github.kernelarchive.elf.ObjectRequirements;
 import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.scan.SourceFile;
 import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.toolchain.Toolchain;
+import io.github.kernelarchive.util.Hashing;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -39,10 +50,11 @@ public final class CompileStage {
 
   /**
    * @param compiled how many ran now
+   * @param fromCache stale objects taken from the cache instead of compiled
    * @param upToDate wanted jobs whose objects were already current
    * @param dependencies per object path, the headers its last compile read (for cache manifests)
    */
-  public record Result(int compiled, int upToDate, Map<Path, List<Dependency>> dependencies,
+  public record Result(int compiled, int fromCache, int upToDate, Map<Path, List<Dependency>> dependencies,
       long planMillis, long compileMillis) {}
 
   private final Toolchain toolchain;
@@ -51,16 +63,22 @@ public final class CompileStage {
   private final Path workingDirectory;
   private final int parallelism;
   private final ContentHashes hashes;
+  private final BuildCache cache;
+  private final HeaderPaths headerPaths;
+  private final ObjectRequirements requirements = new ObjectRequirements(ElfObject.hostMachine());
   private final BuildLog log;
 
+  /** @param cache where objects are looked up before compiling and kept after; {@code null}: none */
   public CompileStage(Toolchain toolchain, CompileOptions options, Path outputDirectory,
-      Path workingDirectory, int parallelism, ContentHashes hashes, BuildLog log) {
+      Path workingDirectory, int parallelism, ContentHashes hashes, BuildCache cache, BuildLog log) {
     this.toolchain = toolchain;
     this.options = options;
     this.outputDirectory = outputDirectory;
     this.workingDirectory = workingDirectory;
     this.parallelism = parallelism;
     this.hashes = hashes;
+    this.cache = cache;
+    this.headerPaths = new HeaderPaths(workingDirectory);
     this.log = log;
   }
 
@@ -106,7 +124,17 @@ public final class CompileStage {
     long planned = System.nanoTime();
 
     List<Outcome> outcomes = new CompileExecutor(toolchain.runner(), parallelism, workingDirectory, log)
-        .run(plan.toCompile(), job -> record(job, state));
+        .run(plan.toCompile(), new CompileExecutor.ObjectStore() {
+          @Override
+          public boolean restore(Planned planned) throws IOException, InterruptedException {
+            return restoreFromCache(planned, state);
+          }
+
+          @Override
+          public void compiled(Planned planned) throws IOException {
+            storeInCache(planned, record(planned, state));
+          }
+        });
     List<Outcome> failures = outcomes.stream().filter(o -> !o.succeeded()).toList();
     for (Outcome failure : failures) {
       state.remove(failure.planned().job().object());
@@ -127,7 +155,8 @@ public final class CompileStage {
         dependencies.put(job.object(), record.dependencies());
       }
     }
-    return new Result(plan.toCompile().size(), plan.upToDate().size(), dependencies,
+    int restored = (int) outcomes.stream().filter(Outcome::restored).count();
+    return new Result(plan.toCompile().size() - restored, restored, plan.upToDate().size(), dependencies,
         (planned - start) / 1_000_000, (System.nanoTime() - planned) / 1_000_000);
   }
 
@@ -170,7 +199,7 @@ public final class CompileStage {
 
   private CompilerSetup setupFor(Language language, Tool compiler, List<String> launcher)
       throws BuildFailureException, ToolchainException {
-    List<String> prefix = new ArrayList<>(launcher);
+    List<String> prefix = new ArrayList<>();
     prefix.add(compiler.command());
     Map<String, String> environment = new HashMap<>();
     String identity = compiler.identity();
@@ -188,7 +217,7 @@ public final class CompileStage {
         environment.put("HIP_PLATFORM", "amd");
       }
     }
-    return new CompilerSetup(prefix, environment, identity);
+    return new CompilerSetup(launcher, prefix, environment, identity);
   }
 
   /** Objects of sources that were removed or renamed: delete them so nothing links a stale copy. */
@@ -205,8 +234,76 @@ public final class CompileStage {
     }
   }
 
-  /** After a successful compile: remember the key, the headers from the depfile and the object's stamp. */
-  private void record(Planned planned, CompileState state) throws IOException {
+  /**
+   * Before compiling: takes the object from the cache when an entry for its key verifies (content
+   * hash as stored, a relocatable ELF object for this CPU) and was built against the headers this
+   * checkout has; records it as if it had been compiled here.
+   */
+  private boolean restoreFromCache(Planned planned, CompileState state) throws IOException, InterruptedException {
+    if (cache == null) {
+      return false;
+    }
+    CompileJob job = planned.job();
+    Optional<LocalCache.Entry> entry = cache.find(EntryKind.OBJECT, planned.key(),
+        "object of " + job.source().displayName(), candidate -> verifyObject(candidate, planned.key()));
+    if (entry.isEmpty()) {
+      return false;
+    }
+    ContentManifest manifest;
+    try {
+      manifest = ContentManifest.read(entry.get().manifest());
+    } catch (NoSuchFileException e) {
+      return false; // dropped by a concurrent build right after it was checked
+    }
+    if (!cache.checkOut(entry.get(), job.object())) {
+      return false;
+    }
+    List<Dependency> dependencies = new ArrayList<>();
+    for (Manifest.Header header : manifest.headers()) {
+      dependencies.add(new Dependency(headerPaths.resolve(header.path()).toString(), header.sha256()));
+    }
+    BasicFileAttributes object = IncrementalPlanner.attributes(job.object());
+    state.put(job.object(), new CompileState.ObjectRecord(
+        planned.key(), object.size(), object.lastModifiedTime().toMillis(), dependencies));
+    return true;
+  }
+
+  private BuildCache.Verdict verifyObject(LocalCache.Entry entry, String key) throws IOException {
+    ContentManifest manifest = ContentManifest.read(entry.manifest());
+    if (!manifest.key().equals(key)) {
+      return BuildCache.Verdict.corrupt("its manifest is for another key");
+    }
+    byte[] bytes = Files.readAllBytes(entry.payload());
+    if (!Hashing.of(bytes).equals(manifest.sha256())) {
+      return BuildCache.Verdict.corrupt("the object differs from the SHA-256 recorded when it was stored");
+    }
+    try {
+      requirements.check(ByteBuffer.wrap(bytes), "the cached object", entry.payload());
+    } catch (ObjectRequirements.MemberProblem e) {
+      return BuildCache.Verdict.corrupt(e.getMessage());
+    }
+    return headerPaths.unchanged(manifest.headers(), hashes::of) ? BuildCache.Verdict.USABLE : BuildCache.Verdict.STALE;
+  }
+
+  /** After a compile: keeps the object in the cache under its key, with the headers it was built against. */
+  private void storeInCache(Planned planned, List<Dependency> dependencies) throws IOException {
+    if (cache == null) {
+      return;
+    }
+    List<Manifest.Header> headers = new ArrayList<>();
+    for (Dependency dependency : dependencies) {
+      headers.add(new Manifest.Header(headerPaths.portable(dependency.path()), dependency.hash()));
+    }
+    Path object = planned.job().object();
+    cache.store(EntryKind.OBJECT, planned.key(), object,
+        new ContentManifest(planned.key(), Hashing.ofFile(object), headers).toBytes());
+  }
+
+  /**
+   * After a successful compile: remember the key, the headers from the depfile and the object's
+   * stamp; returns the headers.
+   */
+  private List<Dependency> record(Planned planned, CompileState state) throws IOException {
     CompileJob job = planned.job();
     String depfile = Files.readString(job.depfile(), StandardCharsets.UTF_8);
     Path source = job.source().path().toAbsolutePath().normalize();
@@ -225,5 +322,6 @@ public final class CompileStage {
     }
     state.put(job.object(), new CompileState.ObjectRecord(
         planned.key(), object.size(), object.lastModifiedTime().toMillis(), dependencies));
+    return dependencies;
   }
 }

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.maven.execution.MavenSession;
 import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
@@ -25,6 +26,8 @@ import org.apache.maven.plugins.annotations.Mojo;
 import org.apache.maven.plugins.annotations.Parameter;
 import org.apache.maven.project.MavenProject;
 import org.apache.maven.project.MavenProjectHelper;
+import org.apache.maven.settings.Settings;
+import org.apache.maven.settings.crypto.SettingsDecrypter;
 
 /**
  * Compiles the kernel sources and links {@code lib<library>.so}, attached to the project with a
@@ -147,6 +150,38 @@ public class BuildMojo extends AbstractMojo {
   private String cacheMaxSize;
 
   /**
+   * Base URL of a shared cache spoken to with plain {@code GET}/{@code PUT} (nginx WebDAV, bazel-remote,
+   * an object store behind a proxy), behind the local cache. None: local cache only.
+   */
+  @Parameter(property = "kernel.cache.remote.url")
+  private String cacheRemoteUrl;
+
+  /** Whether this build uploads its new entries; {@code false} for untrusted builds (pull requests). */
+  @Parameter(property = "kernel.cache.remote.push", defaultValue = "true")
+  private boolean cacheRemotePush;
+
+  /** The settings.xml {@code <server>} whose credentials the remote cache gets. */
+  @Parameter(property = "kernel.cache.remote.serverId", defaultValue = "kernel-cache")
+  private String cacheRemoteServerId;
+
+  /** Seconds to open a connection to the remote cache. */
+  @Parameter(property = "kernel.cache.remote.connectTimeout", defaultValue = "5")
+  private int cacheRemoteConnectTimeout;
+
+  /** Seconds the remote cache may keep silent (no answer, or no more bytes of a body). */
+  @Parameter(property = "kernel.cache.remote.readTimeout", defaultValue = "30")
+  private int cacheRemoteReadTimeout;
+
+  @Parameter(defaultValue = "${session}", readonly = true, required = true)
+  private MavenSession session;
+
+  @Parameter(defaultValue = "${settings}", readonly = true)
+  private Settings settings;
+
+  @Component
+  private SettingsDecrypter settingsDecrypter;
+
+  /**
    * Native libraries (NVSHMEM, CUDA runtime wheels, ...) found by configuration, NAME_INCLUDE_PATH /
    * NAME_LIBRARY_PATH, NAME_DIR, pip wheel layouts, then distro directories; linked by the file found.
    */
@@ -240,7 +275,11 @@ public class BuildMojo extends AbstractMojo {
     }
     return new KernelBuildRequest(basedir, outputDirectory.toPath(), library, sets, objectSets, archiveNames,
         options, toolchain, exports, linkFlags, parallelism, batchSize,
-        cacheEnabled ? cacheRoot() : null, CacheSize.parse(cacheMaxSize), staticLink, nativeDependencies(),
+        cacheEnabled ? cacheRoot() : null, CacheSize.parse(cacheMaxSize),
+        cacheEnabled ? RemoteCacheConfig.settings(cacheRemoteUrl, cacheRemotePush, cacheRemoteServerId,
+            cacheRemoteConnectTimeout, cacheRemoteReadTimeout, session.isOffline(), settings, settingsDecrypter,
+            getLog()) : null,
+        staticLink, nativeDependencies(),
         dependencyRoot.toPath(), sitePackages.stream().map(File::toPath).toList());
   }
 

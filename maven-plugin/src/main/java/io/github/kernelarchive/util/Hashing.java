@@ -35,6 +35,10 @@ public final class Hashing {
     return HexFormat.of().formatHex(digest.digest());
   }
 
+  public static String of(byte[] bytes) {
+    return HexFormat.of().formatHex(sha256().digest(bytes));
+  }
+
   /**
    * Hash of a list of strings. Each part is length-prefixed so that ("ab","c") and ("a","bc")
    * give different keys.

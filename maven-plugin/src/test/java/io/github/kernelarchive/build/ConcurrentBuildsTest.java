@@ -3,7 +3,8 @@ package io.github.kernelarchive.build;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.kernelarchive.cache.ArchiveCache;
+import io.github.kernelarchive.cache.EntryKind;
+import io.github.kernelarchive.cache.LocalCache;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -30,7 +31,7 @@ class ConcurrentBuildsTest {
       String output = new String(builds.get(i).getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertEquals(0, builds.get(i).waitFor(), "build " + i + " failed:\n" + output);
     }
-    assertEquals(1, new ArchiveCache(cache, Long.MAX_VALUE).entries().size(), "one key, one entry");
+    assertEquals(1, new LocalCache(cache, Long.MAX_VALUE).entries(EntryKind.ARCHIVE).size(), "one key, one entry");
     RecordingLog log = new RecordingLog();
     Path fifth = dir.resolve("p4");
     Projects.generate(fifth, 40);
@@ -56,11 +57,12 @@ class ConcurrentBuildsTest {
     }
     build.waitFor();
     assertTrue(archiving, "the build was killed while it ran ar");
-    assertEquals(List.of(), new ArchiveCache(cache, Long.MAX_VALUE).entries(), "no entry from a killed build");
+    assertEquals(List.of(), new LocalCache(cache, Long.MAX_VALUE).entries(EntryKind.ARCHIVE),
+        "no archive entry from a killed build");
 
     RecordingLog log = new RecordingLog();
     BuildSummary next = new KernelBuild(log, System.getenv()).run(Projects.request(project, cache, 3));
     assertEquals(1, next.archivesBuilt(), log.text());
-    assertEquals(1, new ArchiveCache(cache, Long.MAX_VALUE).entries().size());
+    assertEquals(1, new LocalCache(cache, Long.MAX_VALUE).entries(EntryKind.ARCHIVE).size());
   }
 }

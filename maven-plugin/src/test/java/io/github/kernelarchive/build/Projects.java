@@ -34,6 +34,6 @@ public final class Projects {
         List.of(), List.of(), List.of(), "", false, "", true, project);
     return new KernelBuildRequest(project, project.resolve("target/kernel"), "k",
         List.of(new SourceSet("k", project.resolve("kernels"), List.of(), List.of())), List.of(), List.of("k"),
-        options, ToolchainConfig.defaults(), List.of(), List.of(), 2, batchSize, cache, 1L << 30, true, List.of(), Path.of("/"), List.of());
+        options, ToolchainConfig.defaults(), List.of(), List.of(), 2, batchSize, cache, 1L << 30, null, true, List.of(), Path.of("/"), List.of());
   }
 }

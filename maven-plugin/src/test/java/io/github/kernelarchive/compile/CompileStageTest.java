@@ -45,7 +45,7 @@ class CompileStageTest {
     log.clear();
     List<SourceFile> sources = new SourceScanner().scan(new SourceSet("kernels", project.resolve("src"), List.of(), List.of()));
     CompileStage stage = new CompileStage(new Toolchain(tools, System.getenv()), options,
-        project.resolve("target/kernel"), project, 2, new ContentHashes(), log);
+        project.resolve("target/kernel"), project, 2, new ContentHashes(), null, log);
     return stage.compile(stage.prepare(sources), job -> true);
   }
 

@@ -75,7 +75,7 @@ class NativeDependenciesTest {
         false, "", true, project);
     return new KernelBuildRequest(project, project.resolve("target/kernel"), "use",
         List.of(new SourceSet(SourceSet.HOST, project.resolve("src"), List.of(), List.of())), List.of(), List.of(),
-        options, ToolchainConfig.defaults(), List.of("use_*"), List.of(), 2, 400, null, 0, true, dependencies,
+        options, ToolchainConfig.defaults(), List.of("use_*"), List.of(), 2, 400, null, 0, null, true, dependencies,
         prefix, List.of());
   }
 
@@ -152,7 +152,7 @@ class NativeDependenciesTest {
     KernelBuildRequest base = request(List.of(withDevice));
     KernelBuildRequest request = new KernelBuildRequest(base.projectDirectory(), base.outputDirectory(), base.libraryName(),
         base.sourceSets(), base.objectSets(), base.archiveNames(), rdc, base.toolchain(), base.exports(), base.linkFlags(),
-        base.jobs(), base.batchSize(), null, 0, true, base.dependencies(), base.dependencyRoot(), base.sitePackages());
+        base.jobs(), base.batchSize(), null, 0, null, true, base.dependencies(), base.dependencyRoot(), base.sitePackages());
     Map<String, String> env = new HashMap<>(System.getenv());
     env.put("NVSHMEM_DIR", home.toString());
     new KernelBuild(log, env).run(request);

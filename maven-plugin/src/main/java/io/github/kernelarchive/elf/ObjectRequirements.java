@@ -1,19 +1,17 @@
-package io.github.kernelarchive.archive;
+package io.github.kernelarchive.elf;
 
-import io.github.kernelarchive.elf.ElfFormatException;
-import io.github.kernelarchive.elf.ElfObject;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 
 /**
  * What every archive member must be: a relocatable ELF object for the CPU the library is built
- * for. Checked on each object before it is archived and on each member of a cached archive, with
- * the same words either way.
+ * for. Checked on each object before it is archived, on each member of a cached archive and on
+ * each cached object, with the same words everywhere.
  */
-final class ObjectRequirements {
+public final class ObjectRequirements {
   private final int expectedMachine;
 
-  ObjectRequirements(int expectedMachine) {
+  public ObjectRequirements(int expectedMachine) {
     this.expectedMachine = expectedMachine;
   }
 
@@ -23,7 +21,7 @@ final class ObjectRequirements {
    * @param where how messages name it, e.g. "member 'k.o' (position 3)"
    * @param object the file to rebuild when it is for another CPU
    */
-  ElfObject check(ByteBuffer bytes, String where, Path object) throws MemberProblem {
+  public ElfObject check(ByteBuffer bytes, String where, Path object) throws MemberProblem {
     ElfObject elf;
     try {
       elf = ElfObject.parse(bytes);
@@ -43,8 +41,8 @@ final class ObjectRequirements {
   }
 
   /** One member's problem, worded for the user. */
-  static final class MemberProblem extends Exception {
-    MemberProblem(String message) {
+  public static final class MemberProblem extends Exception {
+    public MemberProblem(String message) {
       super(message);
     }
   }

@@ -1,0 +1,248 @@
+package io.github.kernelarchive.cache;
+
+import io.github.kernelarchive.build.BuildLog;
+import io.github.kernelarchive.util.BoundedPool;
+import java.io.IOException;
+import io.github.kernelarchive.util.AtomicFiles;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The cache as the stages see it: the local tier first, then the remote one. An entry from the
+ * remote is unpacked into a staging folder of the local cache, verified there exactly as a local
+ * entry would be, and only then renamed into place; one that does not verify is reported and
+ * deleted, so nothing from a bad response is ever used or kept. Entries stored during the build
+ * are uploaded at its end ({@link #finish}), after the library has linked.
+ */
+public final class BuildCache {
+  /** What a verifier says of an entry. */
+  public enum Status {
+    /** Valid, and built from this build's inputs. */
+    USABLE,
+    /** Valid, but built against other headers: a miss, not damage. */
+    STALE,
+    /** Damaged or forged: never used; a local one is dropped, a remote one reported. */
+    CORRUPT
+  }
+
+  public record Verdict(Status status, String problem) {
+    public static final Verdict USABLE = new Verdict(Status.USABLE, null);
+    public static final Verdict STALE = new Verdict(Status.STALE, null);
+
+    public static Verdict corrupt(String problem) {
+      return new Verdict(Status.CORRUPT, problem);
+    }
+  }
+
+  /** Checks an entry (local, or staged from the remote) against what the build needs. */
+  public interface Verifier {
+    Verdict verify(LocalCache.Entry entry) throws IOException;
+  }
+
+  /** What the cache did in one build, for the summary. */
+  public record Stats(int localHits, long localBytes, int remoteHits, long remoteBytes, long remoteMillis,
+      int uploaded, long uploadedBytes, int remoteFailures, boolean remote) {}
+
+  /** Parallel uploads at the end of the build. */
+  private static final int UPLOADS_AT_ONCE = 4;
+
+  private final LocalCache local;
+  private final RemoteCache remote;
+  private final BuildLog log;
+  private final Set<LocalCache.Entry> used = ConcurrentHashMap.newKeySet();
+  private final Set<LocalCache.Entry> stored = ConcurrentHashMap.newKeySet();
+  /** Entries found built against other headers: a new entry of the same key replaces them. */
+  private final Set<LocalCache.Entry> outdated = ConcurrentHashMap.newKeySet();
+  private final AtomicLong localHits = new AtomicLong();
+  private final AtomicLong localBytes = new AtomicLong();
+  private final AtomicLong remoteHits = new AtomicLong();
+  private final AtomicLong remoteBytes = new AtomicLong();
+  private final AtomicLong remoteNanos = new AtomicLong();
+  private int uploaded;
+  private long uploadedBytes;
+
+  /** @param remote {@code null}: local tier only */
+  public BuildCache(LocalCache local, RemoteCache remote, BuildLog log) {
+    this.local = local;
+    this.remote = remote;
+    this.log = log;
+  }
+
+  /**
+   * The usable entry of that key, from the local tier or else the remote one (then kept locally);
+   * empty on a miss.
+   *
+   * @param what how warnings name the entry, e.g. "archive 'k'"
+   */
+  public Optional<LocalCache.Entry> find(EntryKind kind, String key, String what, Verifier verifier)
+      throws IOException, InterruptedException {
+    Optional<LocalCache.Entry> found = local.find(kind, key);
+    if (found.isPresent()) {
+      Verdict verdict = verifyQuietly(verifier, found.get());
+      if (verdict.status() == Status.USABLE) {
+        local.touch(found.get());
+        used.add(found.get());
+        localHits.incrementAndGet();
+        localBytes.addAndGet(found.get().bytes());
+        return found;
+      }
+      if (verdict.status() == Status.CORRUPT) {
+        log.warn("Cache entry for " + what + " is corrupt (" + verdict.problem() + "): dropped and rebuilt.");
+        local.discard(found.get());
+        found = Optional.empty();
+      } else {
+        outdated.add(found.get());
+      }
+    }
+    return remote == null || !remote.active() ? Optional.empty() : fromRemote(kind, key, found, verifier);
+  }
+
+  private Optional<LocalCache.Entry> fromRemote(EntryKind kind, String key, Optional<LocalCache.Entry> outdated,
+      Verifier verifier) throws IOException, InterruptedException {
+    long start = System.nanoTime();
+    Path staging = local.staging(kind, key);
+    try {
+      Path blob = staging.resolve("received");
+      try {
+        if (!remote.get(kind, key, blob)) {
+          return Optional.empty();
+        }
+      } catch (RemoteCache.Failure e) {
+        return Optional.empty();
+      }
+      LocalCache.Entry staged = local.staged(staging, kind, key);
+      long received = Files.size(blob);
+      try {
+        EntryBundle.unpack(blob, kind, key, staged);
+      } catch (IOException e) {
+        remote.rejected(kind, key, e.getMessage());
+        return Optional.empty();
+      }
+      Files.delete(blob);
+      Verdict verdict = verifyQuietly(verifier, staged);
+      if (verdict.status() == Status.CORRUPT) {
+        remote.rejected(kind, key, verdict.problem());
+        return Optional.empty();
+      }
+      if (verdict.status() == Status.STALE) {
+        return Optional.empty();
+      }
+      if (outdated.isPresent()) {
+        local.discard(outdated.get()); // same key, built against other headers: the remote's replaces it
+        this.outdated.remove(outdated.get());
+      }
+      local.adopt(staging, kind, key); // or an equal entry of a concurrent build won: either serves
+      LocalCache.Entry entry = local.find(kind, key).orElseThrow(() -> new IOException(
+          "the cache entry " + kind.folder() + "/" + key + " vanished right after it was stored"));
+      used.add(entry);
+      remoteHits.incrementAndGet();
+      remoteBytes.addAndGet(received);
+      return Optional.of(entry);
+    } finally {
+      LocalCache.deleteTree(staging);
+      remoteNanos.addAndGet(System.nanoTime() - start);
+    }
+  }
+
+  /** A verifier's failure to read an entry is damage too, never a failed build. */
+  private static Verdict verifyQuietly(Verifier verifier, LocalCache.Entry entry) {
+    try {
+      return verifier.verify(entry);
+    } catch (IOException | RuntimeException e) {
+      return Verdict.corrupt(e.getMessage() == null ? e.toString() : e.getMessage());
+    }
+  }
+
+  /**
+   * Copies a found entry's payload to {@code target} (atomically); false when the entry vanished
+   * meanwhile (evicted or replaced by a concurrent build): the caller then treats it as a miss.
+   */
+  public boolean checkOut(LocalCache.Entry entry, Path target) throws IOException {
+    Path temporary = AtomicFiles.temporarySibling(target);
+    try {
+      Files.copy(entry.payload(), temporary, StandardCopyOption.REPLACE_EXISTING);
+      AtomicFiles.publish(temporary, target);
+      return true;
+    } catch (NoSuchFileException e) {
+      return false;
+    } finally {
+      Files.deleteIfExists(temporary);
+    }
+  }
+
+  /**
+   * Stores a new entry locally and queues it for upload. It replaces an entry of the same key only
+   * when this build found that one outdated; otherwise an entry a concurrent build published first
+   * stays (readers may be using it). A cache that cannot be written costs a warning, never the build.
+   */
+  public void store(EntryKind kind, String key, Path payload, byte[] manifest) {
+    try {
+      for (LocalCache.Entry old : outdated) {
+        if (old.kind() == kind && old.key().equals(key)) {
+          local.discard(old);
+          outdated.remove(old);
+        }
+      }
+      if (local.publish(kind, key, payload, manifest)) {
+        local.find(kind, key).ifPresent(entry -> {
+          used.add(entry);
+          stored.add(entry);
+        });
+      }
+    } catch (IOException e) {
+      log.warn("Could not store " + kind.folder() + " entry in the cache " + local.root() + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * At the end of a successful build: uploads what this build stored (unless pushing is off), then
+   * evicts least recently used local entries beyond the size cap, never one this build used.
+   */
+  public void finish() throws IOException, InterruptedException {
+    if (remote != null && remote.push() && remote.active() && !stored.isEmpty()) {
+      upload(new ArrayList<>(stored));
+    }
+    int evicted = local.evict(new LinkedHashSet<>(used));
+    if (evicted > 0) {
+      log.info("Cache: evicted " + evicted + " least recently used entries to stay under the size cap");
+    }
+  }
+
+  private void upload(List<LocalCache.Entry> entries) throws InterruptedException {
+    List<Callable<Long>> tasks = new ArrayList<>();
+    for (LocalCache.Entry entry : entries) {
+      tasks.add(() -> {
+        if (!remote.active()) {
+          return -1L;
+        }
+        try {
+          remote.put(entry);
+          return entry.bytes();
+        } catch (RemoteCache.Failure e) {
+          return -1L;
+        }
+      });
+    }
+    BoundedPool.run("kernel-cache-upload", UPLOADS_AT_ONCE, tasks, (done, total, bytes) -> {
+      if (bytes >= 0) {
+        uploaded++;
+        uploadedBytes += bytes;
+      }
+    });
+  }
+
+  public Stats stats() {
+    return new Stats((int) localHits.get(), localBytes.get(), (int) remoteHits.get(), remoteBytes.get(),
+        remoteNanos.get() / 1_000_000, uploaded, uploadedBytes, remote == null ? 0 : remote.failures(), remote != null);
+  }
+}

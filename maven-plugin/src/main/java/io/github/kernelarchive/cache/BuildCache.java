@@ -135,6 +135,7 @@ public final class BuildCache {
         return Optional.empty();
       }
       if (verdict.status() == Status.STALE) {
+        remote.confirmed(); // a sound entry, built against other headers
         return Optional.empty();
       }
       if (outdated.isPresent()) {
@@ -145,6 +146,7 @@ public final class BuildCache {
       LocalCache.Entry entry = local.find(kind, key).orElseThrow(() -> new IOException(
           "the cache entry " + kind.folder() + "/" + key + " vanished right after it was stored"));
       used.add(entry);
+      remote.confirmed();
       remoteHits.incrementAndGet();
       remoteBytes.addAndGet(received);
       return Optional.of(entry);

@@ -118,8 +118,7 @@ public final class RemoteCache {
     HttpResponse<Void> response = awaitWithProgress(uri, future, into);
     int status = response.statusCode();
     if (status == 200) {
-      succeeded();
-      return true;
+      return true; // a success once it verifies: see confirmed()
     }
     if (status == 404) {
       succeeded();
@@ -204,6 +203,11 @@ public final class RemoteCache {
     }
   }
 
+  /** A received entry verified and was used: the remote works. */
+  void confirmed() {
+    succeeded();
+  }
+
   private void succeeded() {
     consecutiveFailures.set(0);
   }
@@ -249,10 +253,13 @@ public final class RemoteCache {
     if (cause instanceof HttpTimeoutException) {
       return "no answer within " + settings.readTimeout().toSeconds() + " s (kernel.cache.remote.readTimeout)";
     }
+    // The client wraps an unresolved name in a ConnectException: look for it first.
     for (Throwable t = cause; t != null; t = t.getCause()) {
       if (t instanceof UnknownHostException || t instanceof UnresolvedAddressException) {
         return "unknown host " + base.getHost();
       }
+    }
+    for (Throwable t = cause; t != null; t = t.getCause()) {
       if (t instanceof ConnectException) {
         return "connection refused";
       }

@@ -1,0 +1,1 @@
+int kernel_a(void) { return 1; }

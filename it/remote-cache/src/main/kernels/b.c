@@ -1,0 +1,1 @@
+int kernel_b(void) { return 2; }

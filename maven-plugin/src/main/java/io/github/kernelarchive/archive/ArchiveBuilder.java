@@ -25,7 +25,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
@@ -206,8 +205,13 @@ public final class ArchiveBuilder {
 
   private BatchOutcome runBatch(Path workDirectory, int number, List<Input> batch) {
     Path target = batchFile(workDirectory, number);
-    // A name that does not exist yet: ar appends to an existing file instead of replacing it.
-    Path temporary = workDirectory.resolve("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
+    Path temporary;
+    try {
+      // A name that does not exist yet: ar appends to an existing file instead of replacing it.
+      temporary = AtomicFiles.temporarySibling(target);
+    } catch (IOException e) {
+      return new BatchOutcome(number, batch.size(), e.toString());
+    }
     try {
       // The old key must not vouch for the new batch if the build stops before the key is recorded.
       Files.deleteIfExists(keyFile(workDirectory, number));
@@ -254,6 +258,10 @@ public final class ArchiveBuilder {
       AtomicFiles.publish(temporary, output);
     } catch (ArWriter.SourceChangedException e) {
       throw new ArchiveInvalidException(output, e.getMessage());
+    } catch (IOException e) {
+      // Disk full, a file size limit, a read-only folder: name the file, leave nothing behind.
+      throw new IOException("cannot write " + output + " (" + e.getMessage() + "); nothing was published."
+          + " Check the free space, quota and permissions of " + output.getParent(), e);
     } finally {
       Files.deleteIfExists(temporary);
     }

@@ -6,6 +6,7 @@ import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.ElfObject.DynamicEntry;
 import io.github.kernelarchive.elf.ElfSymbol;
 import io.github.kernelarchive.util.AtomicFiles;
+import io.github.kernelarchive.util.Paths;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -79,11 +80,25 @@ public final class ExportAudit {
               + " visibility hidden) or add a pattern for it");
         }
       }
+      Map<String, List<String>> archiveDefiners = null;
       for (int i = 0; i < patterns.size(); i++) {
         Pattern pattern = compiled.get(i);
-        if (exports.stream().noneMatch(name -> pattern.matcher(name).matches())) {
+        if (exports.stream().anyMatch(name -> pattern.matcher(name).matches())) {
+          continue;
+        }
+        if (archiveDefiners == null) {
+          archiveDefiners = SymbolDefiners.of(List.of(), archives, ElfSymbol::isExternal);
+        }
+        List<String> inArchives = archiveDefiners.entrySet().stream()
+            .filter(e -> pattern.matcher(e.getKey()).matches())
+            .map(e -> e.getKey() + " in " + String.join(", ", e.getValue())).limit(3).toList();
+        if (inArchives.isEmpty()) {
           problems.add("<export> pattern '" + patterns.get(i) + "' matches no exported symbol: fix or remove it"
-              + " (is the function declared with default visibility in a host source?)");
+              + " (is the function defined in a host source of <sources>?)");
+        } else {
+          problems.add("<export> pattern '" + patterns.get(i) + "' matches only archive members' symbols ("
+              + String.join("; ", inArchives) + "): archives are private by design, so a second copy of the"
+              + " kernels can never hijack them. Export a wrapper from a host source in <sources> that calls it.");
         }
       }
     }
@@ -93,7 +108,7 @@ public final class ExportAudit {
     }
     for (String rpath : rpaths) {
       String path = rpath.substring(rpath.indexOf(' ') + 1);
-      if (path.startsWith(projectDirectory.toString())) {
+      if (Paths.inside(path, projectDirectory)) {
         problems.add(rpath + " points into the project directory and will not exist where the library is"
             + " installed: use $ORIGIN-relative paths in <linkFlags>");
       }

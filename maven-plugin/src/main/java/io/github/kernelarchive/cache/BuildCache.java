@@ -70,6 +70,8 @@ public final class BuildCache {
   private final AtomicLong remoteNanos = new AtomicLong();
   private int uploaded;
   private long uploadedBytes;
+  /** Set once the local cache could not be written: nothing more is stored (one warning). */
+  private volatile boolean readOnly;
 
   /** @param remote {@code null}: local tier only */
   public BuildCache(LocalCache local, RemoteCache remote, BuildLog log) {
@@ -98,13 +100,39 @@ public final class BuildCache {
       }
       if (verdict.status() == Status.CORRUPT) {
         log.warn("Cache entry for " + what + " is corrupt (" + verdict.problem() + "): dropped and rebuilt.");
-        local.discard(found.get());
+        try {
+          local.discard(found.get());
+        } catch (IOException e) {
+          unwritable(e);
+        }
         found = Optional.empty();
       } else {
         outdated.add(found.get());
       }
     }
-    return remote == null || !remote.active() ? Optional.empty() : fromRemote(kind, key, found, verifier);
+    if (remote == null || !remote.active() || readOnly) {
+      return Optional.empty();
+    }
+    try {
+      return fromRemote(kind, key, found, verifier);
+    } catch (IOException e) {
+      unwritable(e); // the remote's entry cannot be staged locally: a miss
+      return Optional.empty();
+    }
+  }
+
+  /** The first write the local cache refuses turns storing off for the rest of the build, with one warning. */
+  private void unwritable(IOException e) {
+    if (!readOnly) {
+      synchronized (this) {
+        if (!readOnly) {
+          readOnly = true;
+          log.warn("The cache directory " + local.root() + " cannot be written (" + e.getMessage() + "): nothing"
+              + " is stored in it for the rest of this build. Fix its permissions or free space, or set"
+              + " kernel.cache.dir.");
+        }
+      }
+    }
   }
 
   private Optional<LocalCache.Entry> fromRemote(EntryKind kind, String key, Optional<LocalCache.Entry> outdated,
@@ -188,6 +216,9 @@ public final class BuildCache {
    * stays (readers may be using it). A cache that cannot be written costs a warning, never the build.
    */
   public void store(EntryKind kind, String key, Path payload, byte[] manifest) {
+    if (readOnly) {
+      return;
+    }
     try {
       for (LocalCache.Entry old : outdated) {
         if (old.kind() == kind && old.key().equals(key)) {
@@ -202,7 +233,7 @@ public final class BuildCache {
         });
       }
     } catch (IOException e) {
-      log.warn("Could not store " + kind.folder() + " entry in the cache " + local.root() + ": " + e.getMessage());
+      unwritable(e);
     }
   }
 
@@ -214,7 +245,16 @@ public final class BuildCache {
     if (remote != null && remote.push() && remote.active() && !stored.isEmpty()) {
       upload(new ArrayList<>(stored));
     }
-    int evicted = local.evict(new LinkedHashSet<>(used));
+    if (readOnly) {
+      return;
+    }
+    int evicted;
+    try {
+      evicted = local.evict(new LinkedHashSet<>(used));
+    } catch (IOException e) {
+      unwritable(e);
+      return;
+    }
     if (evicted > 0) {
       log.info("Cache: evicted " + evicted + " least recently used entries to stay under the size cap");
     }

@@ -2,6 +2,7 @@ package io.github.kernelarchive.compile;
 
 import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.scan.SourceFile;
+import io.github.kernelarchive.scan.SourceSet;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +30,7 @@ public final class CompileCommandFactory {
     Path depfile = object.resolveSibling(object.getFileName() + ".d");
     List<String> argv = new ArrayList<>(setup.commandPrefix());
     argv.add("-c");
-    argv.addAll(languageDefaults(source.language()));
+    argv.addAll(languageDefaults(source));
     for (Path include : options.includeDirectories()) {
       argv.add("-I" + include);
     }
@@ -42,11 +43,17 @@ public final class CompileCommandFactory {
         options.sourceRoot().toString());
   }
 
-  /** Flags every object needs: position independence for the shared library, hidden symbols when private. */
-  private List<String> languageDefaults(Language language) {
+  /**
+   * Flags every object needs: position independence for the shared library; hidden symbols for
+   * archive members when archives are private. Host sources keep default visibility: the version
+   * script made from {@code <exports>} decides what the library exports, so a plain C function
+   * named there is exported without an attribute in its source.
+   */
+  private List<String> languageDefaults(SourceFile source) {
+    Language language = source.language();
     List<String> hostFlags = new ArrayList<>();
     hostFlags.add("-fPIC");
-    if (options.hiddenVisibility()) {
+    if (options.hiddenVisibility() && !source.unit().equals(SourceSet.HOST)) {
       hostFlags.add("-fvisibility=hidden");
     }
     hostFlags.add("-ffile-prefix-map=" + options.sourceRoot() + "=.");

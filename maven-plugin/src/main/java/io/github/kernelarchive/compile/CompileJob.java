@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 
 /**
  * One compiler invocation: a source, the object it makes, and the exact argument vector.
@@ -49,7 +50,9 @@ public record CompileJob(SourceFile source, Path object, Path depfile, List<Stri
     parts.add(toolIdentity);
     new TreeMap<>(environment).forEach((k, v) -> parts.add(k + "=" + v));
     parts.add("--");
-    argv.forEach(arg -> parts.add(arg.replace(projectRoot, "<project>")));
+    // Only where the project directory is a whole path prefix: /w/proj-sdk is not /w/proj.
+    Pattern root = Pattern.compile(Pattern.quote(projectRoot) + "(?=/|=|:|$)");
+    argv.forEach(arg -> parts.add(root.matcher(arg).replaceAll("<project>")));
     parts.add(sourceHash);
     return Hashing.ofStrings(parts);
   }

@@ -15,7 +15,8 @@ import java.util.List;
  * @param cudaArchs {@code kernel.cuda.archs}, e.g. {@code 80;90a;100+PTX}; empty when not set
  * @param relocatableDeviceCode nvcc {@code -rdc=true}
  * @param hipArchs {@code kernel.hip.archs}, e.g. {@code gfx90a;gfx942}; empty when not set
- * @param hiddenVisibility {@code -fvisibility=hidden}: on when archives are linked privately
+ * @param hiddenVisibility {@code -fvisibility=hidden} for archive members: on when archives are
+ *     linked privately (host sources keep default visibility; {@code <exports>} decides)
  * @param sourceRoot mapped to {@code .} in debug info and {@code __FILE__}, so objects do not
  *     depend on where the project is checked out
  */

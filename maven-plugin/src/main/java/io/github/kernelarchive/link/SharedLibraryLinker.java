@@ -1,6 +1,7 @@
 package io.github.kernelarchive.link;
 
 import io.github.kernelarchive.audit.DuplicateDefinitions;
+import io.github.kernelarchive.audit.SystemHeaderSymbols;
 import io.github.kernelarchive.build.BuildFailureException;
 import io.github.kernelarchive.build.ToolchainException;
 import io.github.kernelarchive.compile.ContentHashes;
@@ -47,9 +48,12 @@ public final class SharedLibraryLinker {
     Files.createDirectories(linkDirectory);
 
     List<String> arguments = new ArrayList<>(List.of("-shared", "-Wl,-soname," + fileName));
-    if (!request.exports().isEmpty()) {
+    String script = request.exports().isEmpty()
+        ? exportAllScript(SystemHeaderSymbols.uniqueIn(request.objects()))
+        : versionScript(request.exports());
+    if (script != null) {
       Path versionScript = linkDirectory.resolve(request.libraryName() + ".map");
-      AtomicFiles.write(versionScript, versionScript(request.exports()).getBytes(StandardCharsets.UTF_8));
+      AtomicFiles.write(versionScript, script.getBytes(StandardCharsets.UTF_8));
       arguments.add("-Wl,--version-script=" + versionScript);
     }
     request.objects().forEach(o -> arguments.add(o.toString()));
@@ -106,6 +110,19 @@ public final class SharedLibraryLinker {
       script.append("    ").append(pattern).append(";\n");
     }
     return script.append("  local:\n    *;\n};\n").toString();
+  }
+
+  /**
+   * Without {@code <exports>} every visible symbol is exported, except the standard library's
+   * unique statics (see {@link SystemHeaderSymbols}), kept local by name; null when there are none.
+   */
+  public static String exportAllScript(List<String> keptLocal) {
+    if (keptLocal.isEmpty()) {
+      return null;
+    }
+    StringBuilder script = new StringBuilder("{\n  global:\n    *;\n  local:\n");
+    keptLocal.forEach(name -> script.append("    ").append(name).append(";\n"));
+    return script.append("};\n").toString();
   }
 
   private String key(List<String> arguments, LinkRequest request) throws IOException {

@@ -2,12 +2,17 @@ package io.github.kernelarchive.scan;
 
 import io.github.kernelarchive.build.BuildFailureException;
 import java.io.IOException;
+import java.nio.file.FileSystemLoopException;
+import java.nio.file.FileVisitOption;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 /**
  * Finds the sources of a {@link SourceSet}. The order is the sorted relative path, so plans,
@@ -47,17 +52,53 @@ public final class SourceScanner {
     List<AntPattern> includes = set.includes().stream().map(AntPattern::new).toList();
     List<AntPattern> excludes = set.excludes().stream().map(AntPattern::new).toList();
     List<String> found = new ArrayList<>();
-    try (Stream<Path> files = Files.walk(set.directory())) {
-      for (Path file : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
-        String relative = relativePath(set.directory(), file);
-        boolean included = includes.isEmpty() ? byDefault.test(file.getFileName().toString()) : anyMatch(includes, relative);
-        if (included && !anyMatch(excludes, relative)) {
-          found.add(relative);
-        }
+    for (Path file : regularFiles(set)) {
+      String relative = relativePath(set.directory(), file);
+      boolean included = includes.isEmpty() ? byDefault.test(file.getFileName().toString()) : anyMatch(includes, relative);
+      if (included && !anyMatch(excludes, relative)) {
+        found.add(relative);
       }
     }
     found.sort(null);
     return found;
+  }
+
+  /**
+   * Every regular file below the set's directory, following symbolic links (CI checkouts and
+   * scratch build folders are often links, and so are folders inside them); a link that leads
+   * back to one of its own parents is reported instead of followed forever.
+   */
+  private static List<Path> regularFiles(SourceSet set) throws IOException, BuildFailureException {
+    List<Path> files = new ArrayList<>();
+    List<Path> cycles = new ArrayList<>();
+    Files.walkFileTree(set.directory(), EnumSet.of(FileVisitOption.FOLLOW_LINKS), Integer.MAX_VALUE,
+        new SimpleFileVisitor<>() {
+          @Override
+          public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+            if (attributes.isRegularFile()) {
+              files.add(file);
+            }
+            return FileVisitResult.CONTINUE;
+          }
+
+          @Override
+          public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+            if (e instanceof FileSystemLoopException) {
+              cycles.add(file);
+              return FileVisitResult.CONTINUE;
+            }
+            if (Files.isSymbolicLink(file) && !Files.exists(file)) {
+              return FileVisitResult.CONTINUE; // a dangling link selects nothing, as a missing file would not
+            }
+            throw e;
+          }
+        });
+    if (!cycles.isEmpty()) {
+      throw new BuildFailureException("Symbolic link " + cycles.get(0) + " below " + set.directory() + " of "
+          + describe(set) + " leads back to one of its own parent folders (a cycle). Remove the link or exclude"
+          + " it with an <exclude> pattern.");
+    }
+    return files;
   }
 
   private static String relativePath(Path root, Path file) {

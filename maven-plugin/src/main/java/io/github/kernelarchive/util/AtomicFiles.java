@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.UUID;
 
 /**
  * Publishing files so that readers see either the old content or the new one, never a half-written
@@ -19,16 +20,23 @@ import java.nio.file.StandardOpenOption;
 public final class AtomicFiles {
   private AtomicFiles() {}
 
-  /** A temporary name in the target's own directory (rename is only atomic within a file system). */
+  /**
+   * A fresh temporary name in the target's own directory (rename is only atomic within a file
+   * system). The file is not created: whoever writes it (Java, the linker, ar) creates it, so it
+   * gets the process's umask like any other output. {@code Files.createTempFile} would make it
+   * 0600, the rename would keep that, and a library installed by one user could not be read by
+   * another (linkers even keep the old mode and add execute bits: 0711).
+   */
   public static Path temporarySibling(Path target) throws IOException {
-    Files.createDirectories(target.toAbsolutePath().getParent());
-    return Files.createTempFile(target.toAbsolutePath().getParent(), "." + target.getFileName() + ".", ".tmp");
+    Path directory = target.toAbsolutePath().getParent();
+    Files.createDirectories(directory);
+    return directory.resolve("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
   }
 
   public static void write(Path target, byte[] content) throws IOException {
     Path temp = temporarySibling(target);
     try {
-      Files.write(temp, content);
+      Files.write(temp, content, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
       publish(temp, target);
     } finally {
       Files.deleteIfExists(temp);

@@ -82,4 +82,20 @@ class ExportAuditTest {
     assertTrue(message.contains("RUNPATH " + dir.resolve("target/kernel") + " points into the project directory"), message);
     assertTrue(!message.contains("$ORIGIN points"), message);
   }
+
+  @Test
+  void withoutExportsTheStandardLibrarysUniqueStaticsStayLocalButTheUsersStillFail() throws Exception {
+    Path api = object("api", "#include <map>\n#include <string>\n"
+        + "inline int &counter() { static int c = 0; return c; }\n"
+        + "std::string name(unsigned long x) { std::map<std::string, int> m; m[\"a\"] = ++counter();"
+        + " return std::to_string(x) + std::to_string(m.size()); }\n");
+    List<String> system = SystemHeaderSymbols.uniqueIn(List.of(api));
+    assertTrue(system.contains("_ZZNSt8__detail18__to_chars_10_implImEEvPcjT_E8__digits"), system.toString());
+    assertTrue(!system.contains("_ZZ7countervE1c"), "the user's own static is not a system symbol");
+    Path script = Files.writeString(dir.resolve("all.map"),
+        io.github.kernelarchive.link.SharedLibraryLinker.exportAllScript(system));
+    String message = failure(library(List.of(api), "-Wl,--version-script=" + script), List.of(), List.of(api));
+    assertTrue(message.contains("exported symbol _ZZ7countervE1c is STB_GNU_UNIQUE"), message);
+    assertTrue(message.contains("1 problem(s)") && !message.contains("__to_chars"), message);
+  }
 }

@@ -3,8 +3,10 @@ package io.github.kernelarchive.build;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.kernelarchive.cache.ContentManifest;
 import io.github.kernelarchive.cache.EntryKind;
 import io.github.kernelarchive.cache.LocalCache;
+import io.github.kernelarchive.util.Hashing;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -37,6 +39,36 @@ class ConcurrentBuildsTest {
     Projects.generate(fifth, 40);
     BuildSummary summary = new KernelBuild(log, System.getenv()).run(Projects.request(fifth, cache, 5));
     assertEquals(1, summary.archivesFromCache(), "the entry the racers left validates:\n" + log.text());
+  }
+
+  @Test
+  void eightBuildsOfTwoProjectsOnOneCacheShareObjectEntriesSafely() throws Exception {
+    // Projects of 40 and 41 sources: 40 compile keys in common, two archive keys.
+    Path cache = dir.resolve("cache");
+    List<Process> builds = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      Path project = dir.resolve("q" + i);
+      Projects.generate(project, 40 + i % 2);
+      builds.add(BuildMain.process(project, cache, 5).start());
+    }
+    for (int i = 0; i < builds.size(); i++) {
+      String output = new String(builds.get(i).getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertEquals(0, builds.get(i).waitFor(), "build " + i + " failed:\n" + output);
+      assertTrue(!output.contains("corrupt"), output);
+    }
+    LocalCache local = new LocalCache(cache, Long.MAX_VALUE);
+    assertEquals(2, local.entries(EntryKind.ARCHIVE).size(), "one entry per archive key");
+    assertEquals(41, local.entries(EntryKind.OBJECT).size(), "one entry per compile key");
+    for (LocalCache.Entry entry : local.entries(EntryKind.OBJECT)) {
+      assertEquals(ContentManifest.read(entry.manifest()).sha256(), Hashing.ofFile(entry.payload()), entry.toString());
+    }
+    for (int size : new int[] {40, 41}) {
+      Path fresh = dir.resolve("fresh" + size);
+      Projects.generate(fresh, size);
+      RecordingLog log = new RecordingLog();
+      BuildSummary summary = new KernelBuild(log, System.getenv()).run(Projects.request(fresh, cache, 5));
+      assertEquals(1, summary.archivesFromCache(), log.text());
+    }
   }
 
   @Test

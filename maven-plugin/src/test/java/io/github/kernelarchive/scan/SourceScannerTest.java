@@ -55,4 +55,21 @@ class SourceScannerTest {
         () -> new SourceScanner().scan(new SourceSet("mha_fwd", missing, List.of(), List.of())));
     assertTrue(e.getMessage().contains(missing.toString()) && e.getMessage().contains("mha_fwd"), e.getMessage());
   }
+
+  @Test
+  void linkedDirectoriesAreFollowedAndALinkCycleIsReported() throws Exception {
+    Path real = Files.createDirectories(root.resolve("real/sub"));
+    Files.writeString(real.resolve("a.o"), "");
+    Files.writeString(root.resolve("real/b.o"), "");
+    Path linked = Files.createSymbolicLink(root.resolve("objs"), root.resolve("real"));
+    assertEquals(List.of(linked.resolve("b.o"), linked.resolve("sub/a.o")),
+        new SourceScanner().scanObjects(new SourceSet("pre", linked, List.of(), List.of())),
+        "an <objects> directory that is a link selects what it points to");
+
+    Files.createSymbolicLink(real.resolve("loop"), root.resolve("real"));
+    BuildFailureException e = assertThrows(BuildFailureException.class,
+        () -> new SourceScanner().scanObjects(new SourceSet("pre", linked, List.of(), List.of())));
+    assertTrue(e.getMessage().contains("leads back to one of its own parent folders") && e.getMessage().contains("loop"),
+        e.getMessage());
+  }
 }

@@ -1,0 +1,1 @@
+int t_kernel_tile(void) { return 7; }

@@ -1,0 +1,98 @@
+package io.github.kernelarchive.build;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.kernelarchive.cache.EntryKind;
+import io.github.kernelarchive.cache.LocalCache;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Writes that fail: a file size limit ({@code ulimit -f}, EFBIG, which stops root as well) while
+ * the archive and while the library is written, and a cache directory that cannot be written. A
+ * clear error naming the path, no partial output, the cache intact; an unwritable cache is only a
+ * warning.
+ */
+class WriteFailuresTest {
+  @TempDir Path dir;
+
+  /** Runs a build process under {@code ulimit -f} (in 512-byte blocks); returns its exit code and output. */
+  private static String[] buildWithFileLimit(Path project, Path cache, int blocks) throws Exception {
+    String command = String.join(" ", BuildMain.process(project, cache, 400).command().stream()
+        .map(a -> "'" + a.replace("'", "'\\''") + "'").toList());
+    Process build = new ProcessBuilder("sh", "-c", "ulimit -f " + blocks + " && exec " + command)
+        .redirectErrorStream(true).start();
+    String output = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    return new String[] {Integer.toString(build.waitFor()), output};
+  }
+
+  private static List<String> leftovers(Path folder) throws Exception {
+    try (Stream<Path> files = Files.list(folder)) {
+      return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".tmp")).toList();
+    }
+  }
+
+  @Test
+  void aFileSizeLimitDuringTheArchiveWriteNamesTheArchiveAndPublishesNothing() throws Exception {
+    Path project = dir.resolve("p");
+    Path cache = dir.resolve("cache");
+    Projects.generate(project, 120); // objects of about 1.4 KB, an archive of about 200 KB
+    String[] result = buildWithFileLimit(project, cache, 200); // 100 KB
+    assertNotEquals("0", result[0], result[1]);
+    Path archive = project.resolve("target/kernel/libk.a");
+    assertTrue(result[1].contains("cannot write " + archive) && result[1].contains("File too large"), result[1]);
+    assertFalse(Files.exists(archive), "no partial archive");
+    assertEquals(List.of(), leftovers(archive.getParent()));
+    assertEquals(List.of(), new LocalCache(cache, Long.MAX_VALUE).entries(EntryKind.ARCHIVE));
+
+    RecordingLog log = new RecordingLog();
+    BuildSummary next = new KernelBuild(log, System.getenv()).run(Projects.request(project, cache, 400));
+    assertEquals(0, next.compiled(), "the objects were kept; only the archive is written again");
+    assertEquals(1, next.archivesBuilt(), log.text());
+  }
+
+  @Test
+  void aFileSizeLimitDuringTheLinkNamesTheLibraryAndPublishesNothing() throws Exception {
+    Path project = dir.resolve("p");
+    Projects.generate(project, 4);
+    Path cache = dir.resolve("cache");
+    // The archive (about 6 KB) fits; the library (page-aligned segments, over 13 KB) does not.
+    String[] result = buildWithFileLimit(project, cache, 24);
+    assertNotEquals("0", result[0], result[1]);
+    // ld is killed by SIGXFSZ (its parent's ignoring of the signal does not survive the spawn): gcc says so.
+    assertTrue(result[1].contains("Linking libk.so failed") && result[1].contains("File size limit exceeded"),
+        result[1]);
+    assertTrue(Files.exists(project.resolve("target/kernel/libk.a")), result[1]);
+    assertFalse(Files.exists(project.resolve("target/kernel/libk.so")), "no partial library");
+    assertEquals(List.of(), leftovers(project.resolve("target/kernel")));
+  }
+
+  @Test
+  void aCacheThatCannotBeWrittenCostsOneWarning() throws Exception {
+    Path project = dir.resolve("p");
+    Projects.generate(project, 20);
+    Path blocked = Files.writeString(dir.resolve("not-a-folder"), "a file where the cache's parent should be");
+    RecordingLog log = new RecordingLog();
+    BuildSummary summary = new KernelBuild(log, System.getenv()).run(Projects.request(project, blocked.resolve("c"), 4));
+    assertEquals(20, summary.compiled());
+    List<String> warnings = log.lines().stream().filter(l -> l.startsWith("WARN ")).toList();
+    assertEquals(1, warnings.size(), log.text());
+    assertTrue(warnings.get(0).contains("cannot be written") && warnings.get(0).contains("kernel.cache.dir"),
+        warnings.get(0));
+
+    Path reference = dir.resolve("r");
+    Projects.generate(reference, 20);
+    new KernelBuild(new RecordingLog(), System.getenv()).run(Projects.request(reference, null, 4));
+    assertArrayEquals(Files.readAllBytes(reference.resolve("target/kernel/libk.a")),
+        Files.readAllBytes(project.resolve("target/kernel/libk.a")));
+  }
+}

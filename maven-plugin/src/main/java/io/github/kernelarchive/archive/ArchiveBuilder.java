@@ -16,6 +16,7 @@ import io.github.kernelarchive.util.AtomicFiles;
 import io.github.kernelarchive.util.BoundedPool;
 import io.github.kernelarchive.util.Hashing;
 import io.github.kernelarchive.util.KeyFile;
+import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -114,7 +115,7 @@ public final class ArchiveBuilder {
           submitBatch(pool, workDirectory, i, batches.get(i));
         }
       }
-      try {
+      try (Trace.Span span = Trace.current().span("inspect " + name + " (" + inputs.size() + " objects)", "archive")) {
         inspections = inspect(name, inputs, output);
       } catch (IOException | ArchiveInvalidException e) {
         pool.awaitAll((done, total, outcome) -> {}); // no ar run outlives the build that started it
@@ -150,7 +151,9 @@ public final class ArchiveBuilder {
         batchesRun += ran[i] ? 1 : 0;
       }
     }
-    combine(workDirectory, batches.size(), inspections, output);
+    try (Trace.Span span = Trace.current().span("combine " + name, "archive")) {
+      combine(workDirectory, batches.size(), inspections, output);
+    }
     return new Result(output, batches.size(), batchesRun, members);
   }
 
@@ -204,6 +207,12 @@ public final class ArchiveBuilder {
   }
 
   private BatchOutcome runBatch(Path workDirectory, int number, List<Input> batch) {
+    try (Trace.Span span = Trace.current().span("ar " + workDirectory.getFileName() + " batch " + (number + 1), "ar")) {
+      return runBatchTraced(workDirectory, number, batch);
+    }
+  }
+
+  private BatchOutcome runBatchTraced(Path workDirectory, int number, List<Input> batch) {
     Path target = batchFile(workDirectory, number);
     Path temporary;
     try {

@@ -15,6 +15,7 @@ import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.util.AtomicFiles;
 import io.github.kernelarchive.util.Hashing;
+import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -126,7 +127,7 @@ public final class ArchiveStage {
       log.debug("cache entry for " + request.name() + " was built against other headers");
       return BuildCache.Verdict.STALE;
     }
-    try {
+    try (Trace.Span span = Trace.current().span("validate cached " + request.name(), "archive")) {
       validateEntry(entry, manifest, request);
     } catch (ArchiveInvalidException e) {
       return BuildCache.Verdict.corrupt(e.problem());
@@ -146,7 +147,10 @@ public final class ArchiveStage {
       built = new ArchiveBuilder(ar, runner, batchSize, parallelism, cache, log)
           .build(request.name(), inputs, workDirectory(request.name()), target);
       checkUnchangedSincePlanning(request.name(), built.members());
-      ArReader.Contents contents = validator.validateWritten(target, built.members());
+      ArReader.Contents contents;
+      try (Trace.Span span = Trace.current().span("validate " + request.name(), "archive")) {
+        contents = validator.validateWritten(target, built.members());
+      }
       // Every member's bytes match its hash, so the digest needs no second pass over the payload.
       digest = ArchiveDigest.of(target, contents, built.members().stream().map(InspectedObject::sha256).toList());
     } catch (NoSuchFileException e) {

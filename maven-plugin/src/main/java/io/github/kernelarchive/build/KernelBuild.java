@@ -22,6 +22,7 @@ import io.github.kernelarchive.scan.SourceScanner;
 import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.toolchain.CudaLibraries;
 import io.github.kernelarchive.toolchain.Toolchain;
+import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,17 +46,36 @@ public final class KernelBuild {
     this.environment = Map.copyOf(environment);
   }
 
+  /** Runs the build; {@code target/kernel/trace.json} is written whether it succeeds or fails. */
   public BuildSummary run(KernelBuildRequest request)
+      throws BuildFailureException, ToolchainException, IOException, InterruptedException {
+    Trace trace = Trace.start();
+    try {
+      return runStages(request);
+    } finally {
+      Trace.stop();
+      try {
+        trace.write(request.outputDirectory().resolve("trace.json"));
+      } catch (IOException e) {
+        log.warn("Could not write the build timeline " + request.outputDirectory().resolve("trace.json") + ": "
+            + e.getMessage());
+      }
+    }
+  }
+
+  private BuildSummary runStages(KernelBuildRequest request)
       throws BuildFailureException, ToolchainException, IOException, InterruptedException {
     long start = System.nanoTime();
     SourceScanner scanner = new SourceScanner();
     List<SourceFile> sources = new ArrayList<>();
-    for (SourceSet set : request.sourceSets()) {
-      sources.addAll(scanner.scan(set));
-    }
     Map<String, List<Path>> prebuilt = new LinkedHashMap<>();
-    for (SourceSet set : request.objectSets()) {
-      prebuilt.computeIfAbsent(set.unit(), k -> new ArrayList<>()).addAll(scanner.scanObjects(set));
+    try (Trace.Span span = Trace.current().span("scan", "build")) {
+      for (SourceSet set : request.sourceSets()) {
+        sources.addAll(scanner.scan(set));
+      }
+      for (SourceSet set : request.objectSets()) {
+        prebuilt.computeIfAbsent(set.unit(), k -> new ArrayList<>()).addAll(scanner.scanObjects(set));
+      }
     }
     long scanMillis = millisSince(start);
 
@@ -113,14 +133,18 @@ public final class KernelBuild {
     SharedLibraryLinker.Result linked = both.main();
     int exports = 0;
     if (linked != null) {
-      exports = ExportAudit.audit(linked.library(), request.exports(), hostObjects(prepared),
-          archives.values().stream().map(Outcome::archive).toList(), request.projectDirectory(),
-          request.outputDirectory().resolve("audit.txt")).exports().size();
+      try (Trace.Span span = Trace.current().span("audit", "link")) {
+        exports = ExportAudit.audit(linked.library(), request.exports(), hostObjects(prepared),
+            archives.values().stream().map(Outcome::archive).toList(), request.projectDirectory(),
+            request.outputDirectory().resolve("audit.txt")).exports().size();
+      }
     }
     long linkMillis = millisSince(linkStart);
     hashes.save(hashFile);
     if (cache != null) {
-      cache.finish();
+      try (Trace.Span span = Trace.current().span("cache uploads and eviction", "cache")) {
+        cache.finish();
+      }
     }
 
     BuildSummary summary = new BuildSummary(compiled.compiled(), compiled.fromCache(), compiled.upToDate(), prepared.skipped().size(),
@@ -198,7 +222,9 @@ public final class KernelBuild {
     if (prepared.jobs().stream().anyMatch(j -> j.source().language() == Language.CUDA)) {
       cudaLibraries = CudaLibraries.directory(toolchain.compiler(Language.CUDA).orElseThrow(), toolchain.runner());
       if (request.compileOptions().relocatableDeviceCode()) {
-        hostObjects.add(deviceLink(request, prepared, archives, toolchain, hashes, dependencies.deviceLibraries()));
+        try (Trace.Span span = Trace.current().span("device link", "link")) {
+          hostObjects.add(deviceLink(request, prepared, archives, toolchain, hashes, dependencies.deviceLibraries()));
+        }
       }
     }
     SharedLibraryLinker linker = new SharedLibraryLinker(toolchain.compiler(Language.CXX).orElseThrow(),
@@ -206,8 +232,10 @@ public final class KernelBuild {
     List<LinkRequest.Archive> linkedArchives = archives.values().stream()
         .map(o -> new LinkRequest.Archive(o.archive(), o.sha256())).toList();
     if (request.staticLink()) {
-      return new Linked(linker.link(new LinkRequest(request.libraryName(), hostObjects, linkedArchives, true,
-          List.of(), request.exports(), linkFlags, cudaLibraries)), List.of());
+      try (Trace.Span span = Trace.current().span("link lib" + request.libraryName() + ".so", "link")) {
+        return new Linked(linker.link(new LinkRequest(request.libraryName(), hostObjects, linkedArchives, true,
+            List.of(), request.exports(), linkFlags, cudaLibraries)), List.of());
+      }
     }
     List<Path> archiveLibraries = new ArrayList<>();
     for (Outcome archive : archives.values()) {

@@ -2,6 +2,7 @@ package io.github.kernelarchive.cache;
 
 import io.github.kernelarchive.build.BuildLog;
 import io.github.kernelarchive.util.BoundedPool;
+import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
 import io.github.kernelarchive.util.AtomicFiles;
 import java.nio.file.Files;
@@ -139,7 +140,7 @@ public final class BuildCache {
       Verifier verifier) throws IOException, InterruptedException {
     long start = System.nanoTime();
     Path staging = local.staging(kind, key);
-    try {
+    try (Trace.Span span = Trace.current().span("fetch " + kind.folder() + " " + key.substring(0, 12), "cache")) {
       Path blob = staging.resolve("received");
       try {
         if (!remote.get(kind, key, blob)) {
@@ -267,7 +268,7 @@ public final class BuildCache {
         if (!remote.active()) {
           return -1L;
         }
-        try {
+        try (Trace.Span span = Trace.current().span("upload " + kind(entry), "cache")) {
           remote.put(entry);
           return entry.bytes();
         } catch (RemoteCache.Failure e) {
@@ -281,6 +282,10 @@ public final class BuildCache {
         uploadedBytes += bytes;
       }
     });
+  }
+
+  private static String kind(LocalCache.Entry entry) {
+    return entry.kind().folder() + " " + entry.key().substring(0, 12);
   }
 
   public Stats stats() {

@@ -6,6 +6,7 @@ import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.toolchain.ProcessResult;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.util.BoundedPool;
+import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,6 +68,14 @@ public final class CompileExecutor {
   }
 
   private Outcome compile(Planned planned, ObjectStore store) throws InterruptedException {
+    try (Trace.Span span = Trace.current().span(planned.job().source().displayName(), "compile")) {
+      Outcome outcome = compileOrRestore(planned, store);
+      span.detail(outcome.restored() ? "from cache" : outcome.succeeded() ? "compiled" : "failed");
+      return outcome;
+    }
+  }
+
+  private Outcome compileOrRestore(Planned planned, ObjectStore store) throws InterruptedException {
     CompileJob job = planned.job();
     try {
       Files.createDirectories(job.object().getParent());

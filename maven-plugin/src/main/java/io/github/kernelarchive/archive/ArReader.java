@@ -135,7 +135,8 @@ public final class ArReader {
       throw new ArFormatException("symbol index too short");
     }
     long count = width == 8 ? table.getLong() : Integer.toUnsignedLong(table.getInt());
-    if (count * width > size - width) {
+    // Signed 64-bit counts can be negative, and count * width can overflow: compare by division.
+    if (count < 0 || count > (size - width) / width) {
       throw new ArFormatException("symbol index claims " + count + " entries but is only " + size + " bytes");
     }
     long[] offsets = new long[(int) count];

@@ -12,12 +12,13 @@ import java.util.List;
  * @param upToDate objects that were already current
  * @param skipped sources with no compiler on this machine
  * @param servedByArchives sources not compiled because their archive was current or cached
+ * @param linker the linker that ran ({@code mold}, {@code lld}, ...), when the library was linked
  * @param exports dynamic symbols the library exports (after the audit)
  * @param archiveLibraries with {@code staticLink=false}, the shared library of each archive
  * @param cache what the cache tiers did; {@code null} when the cache is off
  */
 public record BuildSummary(int compiled, int objectsFromCache, int upToDate, int skipped, int servedByArchives,
     int archivesBuilt, int archivesFromCache, int archivesUpToDate, int batchesRun,
-    Path library, boolean relinked, int exports, List<Path> archiveLibraries,
+    Path library, boolean relinked, String linker, int exports, List<Path> archiveLibraries,
     long scanMillis, long planMillis, long compileMillis, long archiveMillis, long linkMillis,
     BuildCache.Stats cache) {}

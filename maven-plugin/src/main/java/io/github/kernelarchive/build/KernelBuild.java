@@ -150,7 +150,8 @@ public final class KernelBuild {
     BuildSummary summary = new BuildSummary(compiled.compiled(), compiled.fromCache(), compiled.upToDate(), prepared.skipped().size(),
         servedByArchives, count(archives, Status.BUILT), count(archives, Status.CACHE_HIT),
         count(archives, Status.UP_TO_DATE), archives.values().stream().mapToInt(Outcome::batchesRun).sum(),
-        linked == null ? null : linked.library(), linked != null && linked.relinked(), exports, both.archiveLibraries(),
+        linked == null ? null : linked.library(), linked != null && linked.relinked(),
+        linked == null ? null : linked.linker(), exports, both.archiveLibraries(),
         scanMillis, compiled.planMillis() + reuseMillis, compiled.compileMillis(), archiveMillis, linkMillis,
         cache == null ? null : cache.stats());
     logSummary(summary);
@@ -228,7 +229,7 @@ public final class KernelBuild {
       }
     }
     SharedLibraryLinker linker = new SharedLibraryLinker(toolchain.compiler(Language.CXX).orElseThrow(),
-        toolchain.runner(), request.outputDirectory(), hashes);
+        toolchain.linker(), toolchain.runner(), request.outputDirectory(), hashes);
     List<LinkRequest.Archive> linkedArchives = archives.values().stream()
         .map(o -> new LinkRequest.Archive(o.archive(), o.sha256())).toList();
     if (request.staticLink()) {
@@ -292,7 +293,8 @@ public final class KernelBuild {
         + " up to date, " + s.servedByArchives() + " in current or cached archives, " + s.skipped() + " skipped");
     log.info("  archives  " + s.archivesBuilt() + " built (" + s.batchesRun() + " ar batches), "
         + s.archivesFromCache() + " cache hits, " + s.archivesUpToDate() + " up to date");
-    log.info("  library   " + (s.library() == null ? "none" : s.library() + (s.relinked() ? " (linked)" : " (up to date)")
+    log.info("  library   " + (s.library() == null ? "none" : s.library()
+        + (s.relinked() ? " (linked with " + s.linker() + ")" : " (up to date)")
         + ", " + s.exports() + " exported symbols (audit.txt)"));
     if (s.cache() != null) {
       BuildCache.Stats c = s.cache();

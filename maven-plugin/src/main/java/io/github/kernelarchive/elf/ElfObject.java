@@ -116,7 +116,8 @@ public final class ElfObject {
     if (count == 0) {
       return new ElfObject(type, machine, List.of(), List.of(), List.of());
     }
-    if (entrySize < 64 || sectionHeaders < 0 || sectionHeaders + (long) entrySize * count > elf.limit()) {
+    // Written so that no sum of file-controlled values can overflow.
+    if (entrySize < 64 || sectionHeaders < 0 || sectionHeaders > elf.limit() - (long) entrySize * count) {
       throw new ElfFormatException("section header table lies outside the file (truncated or corrupt)");
     }
     List<ElfSymbol> symbols = new ArrayList<>();
@@ -144,7 +145,12 @@ public final class ElfObject {
         continue;
       }
       List<ElfSymbol> target = sectionType == SHT_SYMTAB ? symbols : dynamicSymbols;
-      long symbolSize = Math.max(24, elf.getLong(header + 56));
+      long symbolSize = elf.getLong(header + 56);
+      if (symbolSize == 0) {
+        symbolSize = 24;
+      } else if (symbolSize != 24) {
+        throw new ElfFormatException("symbol table entries of " + symbolSize + " bytes; ELF64 symbols are 24");
+      }
       for (long at = table.offset; at + 24 <= table.offset + table.size; at += symbolSize) {
         int p = (int) at;
         int info = Byte.toUnsignedInt(elf.get(p + 4));
@@ -160,14 +166,14 @@ public final class ElfObject {
   private static Section section(ByteBuffer elf, int header) throws ElfFormatException {
     long offset = elf.getLong(header + 24);
     long size = elf.getLong(header + 32);
-    if (offset < 0 || size < 0 || offset + size > elf.limit()) {
+    if (offset < 0 || size < 0 || offset > elf.limit() || size > elf.limit() - offset) {
       throw new ElfFormatException("a section lies outside the file (truncated or corrupt)");
     }
     return new Section(offset, size);
   }
 
   private static String string(ByteBuffer elf, Section strings, long index) throws ElfFormatException {
-    if (index >= strings.size) {
+    if (index < 0 || index >= strings.size) {
       throw new ElfFormatException("symbol name outside the string table");
     }
     int start = (int) (strings.offset + index);

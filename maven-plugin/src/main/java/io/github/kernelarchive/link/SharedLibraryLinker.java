@@ -5,6 +5,7 @@ import io.github.kernelarchive.audit.SystemHeaderSymbols;
 import io.github.kernelarchive.build.BuildFailureException;
 import io.github.kernelarchive.build.ToolchainException;
 import io.github.kernelarchive.compile.ContentHashes;
+import io.github.kernelarchive.toolchain.Linker;
 import io.github.kernelarchive.toolchain.ProcessResult;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.ResponseFile;
@@ -27,14 +28,21 @@ import java.util.List;
 public final class SharedLibraryLinker {
   private static final String KEY_FORMAT = "kernel-archive link key 1";
 
-  public record Result(Path library, boolean relinked) {}
+  public record Result(Path library, boolean relinked, String linker) {}
 
-  private final Tool linker;
+  private final Tool driver;
+  private final Linker linker;
   private final ProcessRunner runner;
   private final Path outputDirectory;
   private final ContentHashes hashes;
 
-  public SharedLibraryLinker(Tool linker, ProcessRunner runner, Path outputDirectory, ContentHashes hashes) {
+  /**
+   * @param driver the C++ compiler, which runs the linker with the right start files and runtime
+   * @param linker the linker it runs ({@code -fuse-ld})
+   */
+  public SharedLibraryLinker(Tool driver, Linker linker, ProcessRunner runner, Path outputDirectory,
+      ContentHashes hashes) {
+    this.driver = driver;
     this.linker = linker;
     this.runner = runner;
     this.outputDirectory = outputDirectory;
@@ -47,7 +55,8 @@ public final class SharedLibraryLinker {
     Path linkDirectory = outputDirectory.resolve("link");
     Files.createDirectories(linkDirectory);
 
-    List<String> arguments = new ArrayList<>(List.of("-shared", "-Wl,-soname," + fileName));
+    List<String> arguments = new ArrayList<>(linker.driverFlags());
+    arguments.addAll(List.of("-shared", "-Wl,-soname," + fileName));
     String script = request.exports().isEmpty()
         ? exportAllScript(SystemHeaderSymbols.uniqueIn(request.objects()))
         : versionScript(request.exports());
@@ -81,7 +90,7 @@ public final class SharedLibraryLinker {
     String key = key(arguments, request);
     Path keyFile = linkDirectory.resolve(fileName + ".key");
     if (KeyFile.upToDate(library, keyFile, key)) {
-      return new Result(library, false);
+      return new Result(library, false, linker.name());
     }
 
     // Before the linker: it would stop at the first multiple definition; this lists them all.
@@ -91,9 +100,10 @@ public final class SharedLibraryLinker {
       List<String> withOutput = new ArrayList<>(arguments);
       withOutput.addAll(List.of("-o", temporary.toString()));
       String rsp = ResponseFile.write(linkDirectory.resolve(fileName + ".rsp"), withOutput);
-      ProcessResult result = runner.run(List.of(linker.command(), rsp), outputDirectory);
+      ProcessResult result = runner.run(List.of(driver.command(), rsp), outputDirectory);
       if (!result.succeeded()) {
-        throw new BuildFailureException("Linking " + fileName + " failed:\n" + result.output().strip()
+        throw new BuildFailureException("Linking " + fileName + " (with " + linker.name() + ") failed:\n"
+            + result.output().strip()
             + "\nThe full command is in " + linkDirectory.resolve(fileName + ".rsp") + ".");
       }
       AtomicFiles.publish(temporary, library);
@@ -101,7 +111,7 @@ public final class SharedLibraryLinker {
       Files.deleteIfExists(temporary);
     }
     KeyFile.record(keyFile, key);
-    return new Result(library, true);
+    return new Result(library, true, linker.name());
   }
 
   static String versionScript(List<String> exports) {
@@ -126,7 +136,7 @@ public final class SharedLibraryLinker {
   }
 
   private String key(List<String> arguments, LinkRequest request) throws IOException {
-    List<String> parts = new ArrayList<>(List.of(KEY_FORMAT, linker.identity()));
+    List<String> parts = new ArrayList<>(List.of(KEY_FORMAT, driver.identity(), linker.identity()));
     parts.addAll(arguments);
     parts.addAll(request.exports());
     for (Path object : request.objects()) {

@@ -98,6 +98,13 @@ public class BuildMojo extends AbstractMojo {
   @Parameter(property = "kernel.cxx")
   private String cxx;
 
+  /**
+   * Linker for the final link: {@code auto} (mold, else lld, else gold, else the driver's default),
+   * {@code bfd}, {@code gold}, {@code lld}, {@code mold}, or the path of an {@code ld.<name>}.
+   */
+  @Parameter(property = "kernel.linker", defaultValue = "auto")
+  private String linker;
+
   /** Compiler launcher such as {@code ccache}, {@code sccache} or {@code distcc}. */
   @Parameter(property = "kernel.launcher")
   private String launcher;
@@ -268,7 +275,7 @@ public class BuildMojo extends AbstractMojo {
         cuda.flags, hip.flags, cudaArchs != null ? cudaArchs : cuda.archs, cuda.relocatableDeviceCode,
         hipArchs != null ? hipArchs : hip.archs, staticLink, basedir);
     ToolchainConfig toolchain = new ToolchainConfig(cc, cxx, cudaNvcc != null ? cudaNvcc : cuda.nvcc,
-        hipHipcc != null ? hipHipcc : hip.hipcc, ar, launcher, environment);
+        hipHipcc != null ? hipHipcc : hip.hipcc, ar, launcher, linker, environment);
     int parallelism = jobs != null ? jobs : Runtime.getRuntime().availableProcessors();
     if (parallelism < 1) {
       throw new MojoFailureException("kernel.jobs must be at least 1, was " + parallelism + ".");

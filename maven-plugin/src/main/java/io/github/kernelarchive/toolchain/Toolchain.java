@@ -27,6 +27,7 @@ public final class Toolchain {
   private final ProcessRunner runner;
   private final Map<Language, Optional<Tool>> compilers = new EnumMap<>(Language.class);
   private Tool archiver;
+  private Linker linker;
 
   public Toolchain(ToolchainConfig config, Map<String, String> systemEnvironment) {
     this.config = config;
@@ -66,6 +67,14 @@ public final class Toolchain {
       archiver = identify(path, "Archiver", "kernel.ar");
     }
     return archiver;
+  }
+
+  /** The linker of the final link, chosen once per build ({@link LinkerSelection}). */
+  public synchronized Linker linker() throws ToolchainException {
+    if (linker == null) {
+      linker = new LinkerSelection(finder, runner).select(config.linker());
+    }
+    return linker;
   }
 
   /** The launcher argv prefix ({@code ccache}, {@code sccache --foo}), empty when none is configured. */

@@ -29,7 +29,7 @@ class ArchiveBuilderTest {
 
   private Tool archiver(String name) throws Exception {
     assumeTrue(NativeObjects.installed(name));
-    return new Toolchain(new ToolchainConfig(null, null, null, null, name, null, Map.of()), System.getenv()).archiver();
+    return new Toolchain(new ToolchainConfig(null, null, null, null, name, null, null, Map.of()), System.getenv()).archiver();
   }
 
   private Path build(Tool ar, List<PlannedMember> members, int batchSize, String tag) throws Exception {

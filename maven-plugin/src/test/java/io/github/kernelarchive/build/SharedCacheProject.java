@@ -91,7 +91,7 @@ final class SharedCacheProject {
     CompileOptions options = new CompileOptions(List.of(project.resolve("include")), List.of(), List.of("-O1"),
         List.of("-O1", "-std=c++17"), List.of(), List.of(), cuda ? "80" : "", false, "", true, project);
     ToolchainConfig toolchain = new ToolchainConfig(null, null, null, null, tools.resolve("count-ar").toString(),
-        tools.resolve("count-launcher").toString(),
+        tools.resolve("count-launcher").toString(), null,
         Map.of("KA_COMPILES", runner.compiles().toString(), "KA_AR_CALLS", runner.arCalls().toString()));
     List<SourceSet> sets = new ArrayList<>();
     sets.add(new SourceSet(SourceSet.HOST, project.resolve("host"), List.of(), List.of()));

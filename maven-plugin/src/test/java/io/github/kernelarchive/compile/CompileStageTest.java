@@ -119,7 +119,7 @@ class CompileStageTest {
   @Test
   void aConfiguredCompilerThatDoesNotExistNamesTheParameter() throws Exception {
     write("src/a.cpp", "int a() { return 1; }\n");
-    ToolchainConfig tools = new ToolchainConfig(null, "/no/such/g++", null, null, null, null, Map.of());
+    ToolchainConfig tools = new ToolchainConfig(null, "/no/such/g++", null, null, null, null, null, Map.of());
     ToolchainException e = assertThrows(ToolchainException.class, () -> build(options(List.of(), ""), tools));
     assertTrue(e.getMessage().contains("/no/such/g++") && e.getMessage().contains("kernel.cxx"), e.getMessage());
   }
@@ -127,7 +127,7 @@ class CompileStageTest {
   @Test
   void aMissingLauncherNamesTheParameter() throws Exception {
     write("src/a.cpp", "int a() { return 1; }\n");
-    ToolchainConfig tools = new ToolchainConfig(null, null, null, null, null, "no-such-ccache", Map.of());
+    ToolchainConfig tools = new ToolchainConfig(null, null, null, null, null, "no-such-ccache", null, Map.of());
     ToolchainException e = assertThrows(ToolchainException.class, () -> build(options(List.of(), ""), tools));
     assertTrue(e.getMessage().contains("kernel.launcher"), e.getMessage());
   }

@@ -1,4 +1,7 @@
 def check = evaluate(new File(itLib, 'checks.groovy'))
+def runs = check.invocations(basedir)
+// Invocation 3 switched static-a to gold: a changed kernel.linker relinks, with the linker named.
+assert runs[2].contains('/static-a/target/kernel/liba.so (linked with gold)'): runs[2]
 def exe = new File(basedir, 'target/load-both')
 exe.parentFile.mkdirs()
 check.sh(['cc', '-o', exe.path, new File(basedir, 'load-both.c').path, '-ldl'], basedir)

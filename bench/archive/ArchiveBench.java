@@ -124,7 +124,7 @@ public class ArchiveBench {
     // The input key only matters to reuse() and the cache, neither of which runs here.
     for (Path f : files) members.add(new ArchiveRequest.Member(f.getFileName().toString(), f, "prebuilt object"));
     ArchiveStage stage = new ArchiveStage(ar, new ProcessRunner(Map.of()), null, batch,
-        Runtime.getRuntime().availableProcessors(), work.resolve("out"), work, hashes, QUIET);
+        Runtime.getRuntime().availableProcessors(), work.resolve("out"), work, hashes, null, QUIET);
     ArchiveStage.Outcome outcome = stage.build(new ArchiveRequest("bench", members), Map.of());
     hashes.save(stamps);
     return outcome.batchesRun();

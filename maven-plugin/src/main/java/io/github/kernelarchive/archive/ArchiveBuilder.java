@@ -53,7 +53,7 @@ public final class ArchiveBuilder {
    * small objects, so its members are copied from memory rather than by reopening thousands of
    * files; beyond it, members are copied from their files and checked by CRC-32C.
    */
-  private static final long KEEP_BYTES = 64L << 20;
+  static final long KEEP_BYTES = 64L << 20;
 
   /** An object to archive under {@code name}. */
   public record Input(String name, Path object) {}
@@ -66,12 +66,16 @@ public final class ArchiveBuilder {
   private final int batchSize;
   private final int parallelism;
   private final BuildCache cache;
+  private final PrebuiltObjects prebuilt;
   private final BuildLog log;
   private final ObjectInspector inspector = new ObjectInspector(ElfObject.hostMachine());
 
-  /** @param cache where finished batches are kept and looked up; {@code null}: none */
+  /**
+   * @param cache where finished batches are kept and looked up; {@code null}: none
+   * @param prebuilt inspections planning already took of prebuilt objects; {@code null}: none
+   */
   public ArchiveBuilder(Tool ar, ProcessRunner runner, int batchSize, int parallelism, BuildCache cache,
-      BuildLog log) {
+      PrebuiltObjects prebuilt, BuildLog log) {
     if (batchSize < 1) {
       throw new IllegalArgumentException("batch size must be at least 1");
     }
@@ -80,6 +84,7 @@ public final class ArchiveBuilder {
     this.batchSize = batchSize;
     this.parallelism = parallelism;
     this.cache = cache;
+    this.prebuilt = prebuilt;
     this.log = log;
   }
 
@@ -168,6 +173,12 @@ public final class ArchiveBuilder {
     Object[] results = new Object[inputs.size()];
     IntStream.range(0, inputs.size()).parallel().forEach(i -> {
       Input input = inputs.get(i);
+      Optional<ObjectInspector.Inspection> known = prebuilt == null ? Optional.empty()
+          : prebuilt.take(input.object(), input.name());
+      if (known.isPresent()) {
+        results[i] = known.get(); // read once, at planning
+        return;
+      }
       try {
         results[i] = inspector.inspect(input.name(), input.object(), "object " + input.object() + " (member "
             + (i + 1) + " of archive '" + name + "')", keepBudget);

@@ -49,12 +49,13 @@ public final class ArchiveStage {
   private final Path outputDirectory;
   private final HeaderPaths headerPaths;
   private final ContentHashes hashes;
+  private final PrebuiltObjects prebuilt;
   private final BuildLog log;
   private final ArchiveValidator validator = new ArchiveValidator(ElfObject.hostMachine());
 
   /** @param cache {@code null} when the cache is disabled */
   public ArchiveStage(Tool ar, ProcessRunner runner, BuildCache cache, int batchSize, int parallelism,
-      Path outputDirectory, Path projectDirectory, ContentHashes hashes, BuildLog log) {
+      Path outputDirectory, Path projectDirectory, ContentHashes hashes, PrebuiltObjects prebuilt, BuildLog log) {
     this.ar = ar;
     this.runner = runner;
     this.cache = cache;
@@ -63,6 +64,7 @@ public final class ArchiveStage {
     this.outputDirectory = outputDirectory;
     this.headerPaths = new HeaderPaths(projectDirectory);
     this.hashes = hashes;
+    this.prebuilt = prebuilt;
     this.log = log;
   }
 
@@ -144,7 +146,7 @@ public final class ArchiveStage {
     ArchiveBuilder.Result built;
     String digest;
     try {
-      built = new ArchiveBuilder(ar, runner, batchSize, parallelism, cache, log)
+      built = new ArchiveBuilder(ar, runner, batchSize, parallelism, cache, prebuilt, log)
           .build(request.name(), inputs, workDirectory(request.name()), target);
       checkUnchangedSincePlanning(request.name(), built.members());
       ArReader.Contents contents;

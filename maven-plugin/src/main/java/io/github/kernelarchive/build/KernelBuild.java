@@ -4,6 +4,7 @@ import io.github.kernelarchive.archive.ArchiveRequest;
 import io.github.kernelarchive.archive.ArchiveStage;
 import io.github.kernelarchive.archive.ArchiveStage.Outcome;
 import io.github.kernelarchive.archive.ArchiveStage.Status;
+import io.github.kernelarchive.archive.PrebuiltObjects;
 import io.github.kernelarchive.audit.ExportAudit;
 import io.github.kernelarchive.cache.BuildCache;
 import io.github.kernelarchive.cache.LocalCache;
@@ -21,6 +22,8 @@ import io.github.kernelarchive.scan.SourceFile;
 import io.github.kernelarchive.scan.SourceScanner;
 import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.toolchain.CudaLibraries;
+import io.github.kernelarchive.stub.StubRequest;
+import io.github.kernelarchive.stub.StubStage;
 import io.github.kernelarchive.toolchain.Toolchain;
 import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
@@ -31,6 +34,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -87,16 +91,18 @@ public final class KernelBuild {
     Path hashFile = request.outputDirectory().resolve("state").resolve("file-hashes");
     ContentHashes hashes = ContentHashes.load(hashFile);
     BuildCache cache = cache(request);
+    PrebuiltObjects prebuiltObjects = new PrebuiltObjects(hashes);
     CompileStage compileStage = new CompileStage(toolchain,
         request.compileOptions().withIncludeDirectories(dependencies.includeDirectories()), request.outputDirectory(),
         request.projectDirectory(), request.jobs(), hashes, cache, log);
     CompileStage.Prepared prepared = compileStage.prepare(sources);
     ArchiveStage archiveStage = request.archiveNames().isEmpty() ? null : new ArchiveStage(toolchain.archiver(),
         toolchain.runner(), cache, request.batchSize(), request.jobs(), request.outputDirectory(),
-        request.projectDirectory(), hashes, log);
+        request.projectDirectory(), hashes, prebuiltObjects, log);
 
     // Archives that are current or come from the cache need none of their sources compiled.
-    List<ArchiveRequest> archiveRequests = archiveRequests(request, prepared, prebuilt, compileStage, hashes);
+    List<ArchiveRequest> archiveRequests = archiveRequests(request, prepared, prebuilt, compileStage,
+        prebuiltObjects);
     Map<String, Outcome> archives = new LinkedHashMap<>();
     Set<String> reused = new HashSet<>();
     for (ArchiveRequest archive : archiveRequests) {
@@ -178,7 +184,7 @@ public final class KernelBuild {
 
   /** Each archive's members: its compiled sources in source order, then its prebuilt objects. */
   private static List<ArchiveRequest> archiveRequests(KernelBuildRequest request, CompileStage.Prepared prepared,
-      Map<String, List<Path>> prebuilt, CompileStage compileStage, ContentHashes hashes)
+      Map<String, List<Path>> prebuilt, CompileStage compileStage, PrebuiltObjects prebuiltObjects)
       throws BuildFailureException, IOException {
     List<ArchiveRequest> requests = new ArrayList<>();
     for (String name : request.archiveNames()) {
@@ -189,8 +195,11 @@ public final class KernelBuild {
               compileStage.keyOf(job)));
         }
       }
-      for (Path object : prebuilt.getOrDefault(name, List.of())) {
-        String sha = hashes.of(object).orElseThrow(() -> new IOException("cannot read " + object));
+      List<Path> objects = prebuilt.getOrDefault(name, List.of());
+      List<Optional<String>> shas = prebuiltObjects.hash(name, objects);
+      for (int i = 0; i < objects.size(); i++) {
+        Path object = objects.get(i);
+        String sha = shas.get(i).orElseThrow(() -> new IOException("cannot read " + object));
         members.add(new ArchiveRequest.Member(object.getFileName().toString(), object, "prebuilt object " + sha));
       }
       if (members.isEmpty() && prepared.skipped().stream().anyMatch(s -> s.unit().equals(name))) {
@@ -220,13 +229,31 @@ public final class KernelBuild {
       return new Linked(null, List.of());
     }
     Path cudaLibraries = null;
+    List<StubRequest> stubs = new ArrayList<>(dependencies.stubs());
     if (prepared.jobs().stream().anyMatch(j -> j.source().language() == Language.CUDA)) {
-      cudaLibraries = CudaLibraries.directory(toolchain.compiler(Language.CUDA).orElseThrow(), toolchain.runner());
+      Path cudaDirectory = CudaLibraries.directory(toolchain.compiler(Language.CUDA).orElseThrow(), toolchain.runner());
+      switch (request.cudaRuntime()) {
+        case "shared" -> linkFlags.addAll(List.of("-L" + cudaDirectory, "-lcudart"));
+        case "stub" -> stubs.add(cudaRuntimeStub(cudaDirectory));
+        default -> cudaLibraries = cudaDirectory; // static: -lcudart_static
+      }
       if (request.compileOptions().relocatableDeviceCode()) {
         try (Trace.Span span = Trace.current().span("device link", "link")) {
           hostObjects.add(deviceLink(request, prepared, archives, toolchain, hashes, dependencies.deviceLibraries()));
         }
       }
+    }
+    if (!stubs.isEmpty()) {
+      StubStage stage = new StubStage(toolchain.compiler(Language.C).orElseThrow(), toolchain.runner(),
+          request.outputDirectory());
+      List<Path> archiveFiles = archives.values().stream().map(Outcome::archive).toList();
+      for (StubRequest stub : stubs) {
+        StubStage.Result made = stage.build(stub, hostObjects, archiveFiles);
+        hostObjects.add(made.object());
+        log.info("Stub " + made.name() + ": " + made.functions().size() + " functions, loaded on first use from "
+            + String.join(" or ", made.sonames()) + " (list in stubs-" + made.name() + ".txt)");
+      }
+      linkFlags.addAll(List.of("-ldl", "-lpthread"));
     }
     SharedLibraryLinker linker = new SharedLibraryLinker(toolchain.compiler(Language.CXX).orElseThrow(),
         toolchain.linker(), toolchain.runner(), request.outputDirectory(), hashes);
@@ -249,6 +276,29 @@ public final class KernelBuild {
   }
 
   private record Linked(SharedLibraryLinker.Result main, List<Path> archiveLibraries) {}
+
+  /**
+   * {@code kernel.cuda.runtime=stub}: the CUDA runtime nvcc ships, reached through a stub that
+   * loads its major, else the one before (13, then 12), as CMake's CUDA_RUNTIME_LIBRARY offers
+   * Static and Shared and this adds the third way.
+   */
+  private static StubRequest cudaRuntimeStub(Path cudaDirectory) throws IOException, BuildFailureException {
+    Path runtime = cudaDirectory.resolve("libcudart.so");
+    if (!Files.exists(runtime)) {
+      throw new BuildFailureException("kernel.cuda.runtime=stub needs " + runtime + " (the shared CUDA runtime) to"
+          + " read its functions from; it is not installed. Install it, or use kernel.cuda.runtime=static.");
+    }
+    Path real = runtime.toRealPath();
+    java.util.regex.Matcher major = java.util.regex.Pattern.compile("libcudart\\.so\\.(\\d+)")
+        .matcher(real.getFileName().toString());
+    List<String> sonames = new ArrayList<>();
+    if (major.lookingAt()) {
+      int m = Integer.parseInt(major.group(1));
+      sonames.add("libcudart.so." + m);
+      sonames.add("libcudart.so." + (m - 1));
+    }
+    return new StubRequest("cudart", real, sonames, 35L, List.of());
+  }
 
   /** nvcc -dlink over the host CUDA objects and every archive that holds CUDA objects. */
   private Path deviceLink(KernelBuildRequest request, CompileStage.Prepared prepared, Map<String, Outcome> archives,

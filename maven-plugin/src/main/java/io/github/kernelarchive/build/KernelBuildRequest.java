@@ -29,6 +29,8 @@ import java.util.List;
  * @param dependencies native libraries to find and build against
  * @param dependencyRoot prefix of the distro and system directories searched for them ({@code /})
  * @param sitePackages extra Python site-packages directories searched for NVIDIA wheels
+ * @param cudaRuntime how CUDA objects reach the runtime: {@code static} ({@code -lcudart_static}),
+ *     {@code shared} ({@code NEEDED libcudart.so.N}) or {@code stub} (loaded on first use: 13, else 12)
  */
 public record KernelBuildRequest(
     Path projectDirectory,
@@ -49,7 +51,19 @@ public record KernelBuildRequest(
     boolean staticLink,
     List<NativeDependency> dependencies,
     Path dependencyRoot,
-    List<Path> sitePackages) {
+    List<Path> sitePackages,
+    String cudaRuntime) {
+
+  /** A request with the static CUDA runtime, the default. */
+  public KernelBuildRequest(Path projectDirectory, Path outputDirectory, String libraryName, List<SourceSet> sourceSets,
+      List<SourceSet> objectSets, List<String> archiveNames, CompileOptions compileOptions, ToolchainConfig toolchain,
+      List<String> exports, List<String> linkFlags, int jobs, int batchSize, Path cacheDirectory, long cacheMaxBytes,
+      RemoteCache.Settings remoteCache, boolean staticLink, List<NativeDependency> dependencies, Path dependencyRoot,
+      List<Path> sitePackages) {
+    this(projectDirectory, outputDirectory, libraryName, sourceSets, objectSets, archiveNames, compileOptions, toolchain,
+        exports, linkFlags, jobs, batchSize, cacheDirectory, cacheMaxBytes, remoteCache, staticLink, dependencies,
+        dependencyRoot, sitePackages, "static");
+  }
 
   public KernelBuildRequest {
     sourceSets = List.copyOf(sourceSets);

@@ -58,23 +58,61 @@ public final class ContentHashes {
     return hash == null ? Optional.empty() : hash;
   }
 
-  private Optional<String> read(Path file) {
+  /**
+   * The hash the previous build recorded, when the file's size and modification time still match
+   * it; empty otherwise (then the caller reads the file, and may {@link #remember} what it found).
+   */
+  public Optional<String> fromStamp(Path file) {
+    Path normal = file.toAbsolutePath().normalize();
+    Optional<String> known = hashes.get(normal);
+    if (known != null) {
+      return known;
+    }
+    BasicFileAttributes attributes = attributesOf(normal);
+    Stamp stamp = attributes == null ? null : previous.get(normal.toString());
+    if (stamp == null || !stamp.settled() || stamp.size() != attributes.size()
+        || stamp.modifiedMillis() != attributes.lastModifiedTime().toMillis()) {
+      return Optional.empty();
+    }
+    stamps.put(normal.toString(), stamp);
+    hashes.put(normal, Optional.of(stamp.sha256()));
+    return Optional.of(stamp.sha256());
+  }
+
+  /** Records a hash the caller took itself while reading the file (as {@link #of} would have). */
+  public void remember(Path file, String sha256, long size, long modifiedMillis) {
+    Path normal = file.toAbsolutePath().normalize();
+    stamps.put(normal.toString(), new Stamp(size, modifiedMillis, sha256,
+        modifiedMillis < System.currentTimeMillis() - SETTLE_MILLIS));
+    hashes.put(normal, Optional.of(sha256));
+  }
+
+  private static BasicFileAttributes attributesOf(Path file) {
     try {
       BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
       if (attributes.isSymbolicLink()) {
         attributes = Files.readAttributes(file, BasicFileAttributes.class);
       }
-      if (!attributes.isRegularFile()) {
-        return Optional.empty();
-      }
-      long size = attributes.size();
-      long modified = attributes.lastModifiedTime().toMillis();
-      String key = file.toString();
-      Stamp known = previous.get(key);
-      if (known != null && known.settled() && known.size() == size && known.modifiedMillis() == modified) {
-        stamps.put(key, known);
-        return Optional.of(known.sha256());
-      }
+      return attributes.isRegularFile() ? attributes : null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  private Optional<String> read(Path file) {
+    BasicFileAttributes attributes = attributesOf(file);
+    if (attributes == null) {
+      return Optional.empty();
+    }
+    long size = attributes.size();
+    long modified = attributes.lastModifiedTime().toMillis();
+    String key = file.toString();
+    Stamp known = previous.get(key);
+    if (known != null && known.settled() && known.size() == size && known.modifiedMillis() == modified) {
+      stamps.put(key, known);
+      return Optional.of(known.sha256());
+    }
+    try {
       String sha = Hashing.ofFile(file);
       stamps.put(key, new Stamp(size, modified, sha, modified < System.currentTimeMillis() - SETTLE_MILLIS));
       return Optional.of(sha);

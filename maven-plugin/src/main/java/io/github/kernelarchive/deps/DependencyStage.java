@@ -6,6 +6,7 @@ import io.github.kernelarchive.build.ToolchainException;
 import io.github.kernelarchive.scan.AntPattern;
 import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.scan.SourceFile;
+import io.github.kernelarchive.stub.StubRequest;
 import io.github.kernelarchive.toolchain.CudaLibraries;
 import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.toolchain.Toolchain;
@@ -25,7 +26,10 @@ public final class DependencyStage {
 
   /** What the dependencies add to the build, and the sources left once optional misses dropped theirs. */
   public record Outcome(List<SourceFile> sources, List<Path> includeDirectories, List<String> linkFlags,
-      List<Path> deviceLibraries) {}
+      List<Path> deviceLibraries, List<StubRequest> stubs) {}
+
+  /** What stubbed functions of these runtimes return when nothing loads: cudaErrorInsufficientDriver, NVRTC_ERROR_INTERNAL_ERROR. */
+  private static final Map<String, Long> MISSING_RESULTS = Map.of("cudart", 35L, "nvrtc", 11L);
 
   private final Toolchain toolchain;
   private final Map<String, String> environment;
@@ -40,7 +44,7 @@ public final class DependencyStage {
   public Outcome resolve(List<NativeDependency> dependencies, Path root, List<Path> sitePackages,
       List<SourceFile> sources) throws ToolchainException, BuildFailureException {
     if (dependencies.isEmpty()) {
-      return new Outcome(sources, List.of(), List.of(), List.of());
+      return new Outcome(sources, List.of(), List.of(), List.of(), List.of());
     }
     // The CUDA installation tells the wheel-root and distro rules where and which major to look for.
     Path cudaRoot = null;
@@ -55,14 +59,19 @@ public final class DependencyStage {
     List<Path> includes = new ArrayList<>();
     List<String> flags = new ArrayList<>();
     List<Path> device = new ArrayList<>();
+    List<StubRequest> stubs = new ArrayList<>();
     for (NativeDependency dependency : dependencies) {
       DependencyResolver.Result result = resolver.resolve(dependency);
       if (result.resolved().isPresent()) {
         ResolvedDependency found = result.resolved().get();
-        log.info("Dependency " + found.describe());
+        log.info("Dependency " + found.describe() + (dependency.stub() == null ? "" : "; reached through a stub"));
         includes.addAll(found.includeDirectories());
-        flags.addAll(found.hostLinkFlags());
         device.addAll(found.deviceLibraries());
+        if (dependency.stub() == null) {
+          flags.addAll(found.hostLinkFlags());
+        } else {
+          stubs.add(stubRequest(dependency, found));
+        }
         continue;
       }
       String places = String.join("\n  ", result.searched());
@@ -79,6 +88,22 @@ public final class DependencyStage {
           + " source(s) that need it dropped: " + String.join(", ", dropped.stream().map(SourceFile::displayName).toList()));
       log.debug("searched for " + dependency.name() + ":\n  " + places);
     }
-    return new Outcome(kept, includes, flags, device);
+    return new Outcome(kept, includes, flags, device, stubs);
+  }
+
+  private static StubRequest stubRequest(NativeDependency dependency, ResolvedDependency found)
+      throws BuildFailureException {
+    NativeDependency.Stub stub = dependency.stub();
+    Long missing = stub.missingResult() != null ? stub.missingResult() : MISSING_RESULTS.get(dependency.name());
+    if (missing == null) {
+      throw new BuildFailureException("Dependency '" + dependency.name() + "' has <linkage>stub</linkage> but no"
+          + " <missingResult>: set the value its functions return when no runtime loads (e.g. an error status).");
+    }
+    if (found.libraries().size() != 1) {
+      throw new BuildFailureException("Dependency '" + dependency.name() + "' has <linkage>stub</linkage> and "
+          + found.libraries().size() + " libraries " + found.libraries() + ": a stub stands for exactly one runtime."
+          + " Name one in <libraries>.");
+    }
+    return new StubRequest(dependency.name(), found.libraries().get(0), stub.sonames(), missing, stub.incompatible());
   }
 }

@@ -14,9 +14,27 @@ import java.util.List;
  * @param sourcePatterns Ant patterns (relative to each source directory) of the sources that need it
  * @param includeDirectories configured include directories (the first rule), may be empty
  * @param libraryDirectories configured library directories (the first rule), may be empty
+ * @param stub when not null, the library is reached through a lazy-loading stub instead of linked
  */
 public record NativeDependency(String name, List<String> libraries, List<String> deviceLibraries, List<String> headers,
-    boolean optional, List<String> sourcePatterns, List<Path> includeDirectories, List<Path> libraryDirectories) {
+    boolean optional, List<String> sourcePatterns, List<Path> includeDirectories, List<Path> libraryDirectories,
+    Stub stub) {
+
+  /**
+   * {@code <linkage>stub</linkage>}.
+   *
+   * @param sonames tried in order at run time; empty: the SONAME of the file found
+   * @param missingResult what stubbed functions return when nothing loads; null: the built-in
+   *     default of {@code cudart} or {@code nvrtc}
+   * @param incompatible functions whose signature differs between the majors
+   */
+  public record Stub(List<String> sonames, Long missingResult, List<String> incompatible) {
+    public Stub {
+      sonames = List.copyOf(sonames);
+      incompatible = List.copyOf(incompatible);
+    }
+  }
+
   public NativeDependency {
     libraries = List.copyOf(libraries);
     deviceLibraries = List.copyOf(deviceLibraries);

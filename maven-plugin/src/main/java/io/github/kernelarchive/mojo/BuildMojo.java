@@ -82,6 +82,14 @@ public class BuildMojo extends AbstractMojo {
   @Parameter(property = "kernel.cuda.nvcc")
   private String cudaNvcc;
 
+  /**
+   * How CUDA objects reach the CUDA runtime, as CMake's CUDA_RUNTIME_LIBRARY: {@code static}
+   * ({@code -lcudart_static}, no NEEDED), {@code shared} (NEEDED {@code libcudart.so.N}) or
+   * {@code stub} (no NEEDED; loads libcudart.so.N, else N-1, on first use, reusing a loaded copy).
+   */
+  @Parameter(property = "kernel.cuda.runtime", defaultValue = "static")
+  private String cudaRuntime;
+
   /** AMD targets like {@code gfx90a;gfx942}; overrides {@code <hip><archs>}. */
   @Parameter(property = "kernel.hip.archs")
   private String hipArchs;
@@ -287,7 +295,14 @@ public class BuildMojo extends AbstractMojo {
             cacheRemoteConnectTimeout, cacheRemoteReadTimeout, session.isOffline(), settings, settingsDecrypter,
             getLog()) : null,
         staticLink, nativeDependencies(),
-        dependencyRoot.toPath(), sitePackages.stream().map(File::toPath).toList());
+        dependencyRoot.toPath(), sitePackages.stream().map(File::toPath).toList(), cudaRuntime());
+  }
+
+  private String cudaRuntime() throws MojoFailureException {
+    if (!List.of("static", "shared", "stub").contains(cudaRuntime)) {
+      throw new MojoFailureException("kernel.cuda.runtime is '" + cudaRuntime + "': use static, shared or stub.");
+    }
+    return cudaRuntime;
   }
 
   private static SourceSet sourceSet(String unit, SourcesConfig config, String element) throws MojoFailureException {
@@ -303,8 +318,15 @@ public class BuildMojo extends AbstractMojo {
       if (d.name == null || d.name.isBlank()) {
         throw new MojoFailureException("Every <dependency> needs a <name> (e.g. nvshmem: looked up as NVSHMEM_DIR, ...).");
       }
+      if (!d.linkage.equals("shared") && !d.linkage.equals("stub")) {
+        throw new MojoFailureException("<dependency> '" + d.name + "' has <linkage>" + d.linkage
+            + "</linkage>: use shared (linked by SONAME) or stub (loaded on first use, no NEEDED).");
+      }
+      NativeDependency.Stub stub = d.linkage.equals("stub")
+          ? new NativeDependency.Stub(d.sonames, d.missingResult, d.incompatible) : null;
       result.add(new NativeDependency(d.name, d.libraries, d.deviceLibraries, d.headers, d.optional, d.sources,
-          d.includeDirectories.stream().map(File::toPath).toList(), d.libraryDirectories.stream().map(File::toPath).toList()));
+          d.includeDirectories.stream().map(File::toPath).toList(), d.libraryDirectories.stream().map(File::toPath).toList(),
+          stub));
     }
     return result;
   }

@@ -15,4 +15,12 @@ public class DependencyConfig {
   List<String> sources = new ArrayList<>();
   List<File> includeDirectories = new ArrayList<>();
   List<File> libraryDirectories = new ArrayList<>();
+  /** {@code shared} (linked by SONAME, the default) or {@code stub} (lazy-loading stub, no NEEDED). */
+  String linkage = "shared";
+  /** With {@code stub}: the SONAMEs tried in order at run time; default the SONAME of the file found. */
+  List<String> sonames = new ArrayList<>();
+  /** With {@code stub}: what every function returns when no runtime loads (defaults for cudart and nvrtc). */
+  Long missingResult;
+  /** With {@code stub}: functions whose signature differs between the SONAMEs; calling one fails the build. */
+  List<String> incompatible = new ArrayList<>();
 }

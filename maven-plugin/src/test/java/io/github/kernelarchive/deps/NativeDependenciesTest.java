@@ -39,7 +39,7 @@ class NativeDependenciesTest {
   private Path built;
   private final RecordingLog log = new RecordingLog();
   private static final NativeDependency NVSHMEM = new NativeDependency("nvshmem", List.of("nvshmem_host"), List.of(),
-      List.of("nvshmem.h"), false, List.of("**/*nvshmem*"), List.of(), List.of());
+      List.of("nvshmem.h"), false, List.of("**/*nvshmem*"), List.of(), List.of(), null);
 
   @BeforeEach
   void buildTheStandIn() throws Exception {
@@ -146,7 +146,7 @@ class NativeDependenciesTest {
         + "__global__ void pe(int *out) { *out = nvshmem_device_pe(); }\n"
         + "extern \"C\" __attribute__((visibility(\"default\"))) void use_launch(int *out) { pe<<<1, 1>>>(out); }\n");
     NativeDependency withDevice = new NativeDependency("nvshmem", List.of("nvshmem_host"), List.of("nvshmem_device"),
-        List.of("nvshmem.h"), false, List.of(), List.of(), List.of());
+        List.of("nvshmem.h"), false, List.of(), List.of(), List.of(), null);
     CompileOptions rdc = new CompileOptions(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), "80",
         true, "", true, project);
     KernelBuildRequest base = request(List.of(withDevice));
@@ -166,7 +166,7 @@ class NativeDependenciesTest {
   void anOptionalMissingDependencyDropsExactlyItsSources() throws Exception {
     Files.writeString(project.resolve("src/plain.c"), "__attribute__((visibility(\"default\"))) int use_plain(void) { return 1; }\n");
     NativeDependency optional = new NativeDependency("nvshmem", List.of("nvshmem_host"), List.of(), List.of("nvshmem.h"),
-        true, List.of("**/*nvshmem*"), List.of(), List.of());
+        true, List.of("**/*nvshmem*"), List.of(), List.of(), null);
     new KernelBuild(log, System.getenv()).run(request(List.of(optional)));
     List<String> lines = log.lines().stream().filter(l -> l.contains("Dependency nvshmem")).toList();
     assertEquals(List.of("INFO Dependency nvshmem not found (optional): 1 source(s) that need it dropped: use_nvshmem.c"), lines);
@@ -212,7 +212,7 @@ class NativeDependenciesTest {
     org.junit.jupiter.api.Assumptions.assumeTrue(cudaRoot != null && Files.isDirectory(cudaRoot.resolve("dist-info")),
         "this CUDA is not assembled from NVIDIA's wheels");
     NativeDependency cudart = new NativeDependency("cudart", List.of("cudart"), List.of(), List.of("cuda_runtime_api.h"),
-        false, List.of(), List.of(), List.of());
+        false, List.of(), List.of(), List.of(), null);
     ResolvedDependency found = new DependencyResolver(Map.of(), prefix, null, List.of(), cudaRoot).resolve(cudart)
         .resolved().orElseThrow();
     assertEquals("CUDA wheel root " + cudaRoot, found.rule());

@@ -1,0 +1,21 @@
+package io.github.kernelarchive.stub;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A runtime to reach through a lazy-loading stub instead of linking it.
+ *
+ * @param name the dependency's name ({@code cudart}, {@code nvrtc}); names the stub's files
+ * @param runtime the runtime found at build time: its dynamic symbol table says what it defines
+ * @param sonames tried in order at run time; empty: the SONAME of {@code runtime}
+ * @param missingResult what every stubbed function returns when nothing loads
+ * @param incompatible functions whose signature differs between the listed majors: using one fails the build
+ */
+public record StubRequest(String name, Path runtime, List<String> sonames, long missingResult,
+    List<String> incompatible) {
+  public StubRequest {
+    sonames = List.copyOf(sonames);
+    incompatible = List.copyOf(incompatible);
+  }
+}

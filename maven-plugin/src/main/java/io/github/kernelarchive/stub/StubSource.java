@@ -50,17 +50,35 @@ final class StubSource {
         .append(", %rax\\n  cvtsi2sdq %rax, %xmm0\\n  ret\\n.size ").append(prefix).append("_missing, .-")
         .append(prefix).append("_missing\\n\");\n\n");
     c.append("""
-        static void load(void) {
-          for (int i = 0; sonames[i] && !handle; i++) {
-            handle = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD); /* a copy already loaded */
-          }
-          for (int i = 0; sonames[i] && !handle; i++) {
-            handle = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
-            if (!handle) {
-              const char *error = dlerror();
-              snprintf(failure, sizeof failure, "%s", error ? error : "unknown error");
+        /* Whether a runtime defines every function this library calls (an older major may lack some). */
+        static int complete(void *candidate) {
+          for (int i = 0; names[i]; i++) {
+            if (!dlsym(candidate, names[i])) {
+              snprintf(failure, sizeof failure, "%s has no %s", "a loaded runtime", names[i]);
+              return 0;
             }
           }
+          return 1;
+        }
+
+        /* A copy already in the process first (RTLD_NOLOAD), then the SONAMEs in order; a runtime that
+           lacks a needed function is passed over for a complete one, and used only if none is. */
+        static void load(void) {
+          void *partial = 0;
+          for (int pass = 0; pass < 2 && !handle; pass++) {
+            for (int i = 0; sonames[i] && !handle; i++) {
+              void *candidate = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL | (pass == 0 ? RTLD_NOLOAD : 0));
+              if (!candidate) {
+                const char *error = dlerror();
+                if (pass == 1) snprintf(failure, sizeof failure, "%s", error ? error : "unknown error");
+              } else if (complete(candidate)) {
+                handle = candidate;
+              } else if (!partial) {
+                partial = candidate;
+              }
+            }
+          }
+          if (!handle) handle = partial;
           if (!handle) {
             fprintf(stderr, "kernel-archive stub: could not load any of");
             for (int i = 0; sonames[i]; i++) fprintf(stderr, " %s", sonames[i]);

@@ -158,4 +158,18 @@ class StubTest {
     assertTrue(marked.getMessage().contains("calls fake_scale") && marked.getMessage().contains("<incompatible>"),
         marked.getMessage());
   }
+
+  @Test
+  void aLoadedRuntimeThatLacksANeededFunctionIsPassedOverForACompleteOne() throws Exception {
+    Path library = build(API, List.of());
+    // An older .12 without fake_sum is already in the process; the complete .13 on the path serves.
+    Path old = Files.createDirectories(dir.resolve("old12"));
+    Path source = Files.writeString(dir.resolve("old.c"), RUNTIME.replace("long fake_sum", "static long fake_sum"));
+    Commands.run(List.of("cc", "-shared", "-fPIC", "-DVERSION=12", "-Wl,-soname,libfakert.so.12",
+        "-o", old.resolve("libfakert.so.12").toString(), source.toString()), dir);
+    String output = probe(library, old.resolve("libfakert.so.12").toString(), old, rt13);
+    assertEquals("fakert 12 loaded\nfakert 13 loaded\nversion=13 scale=16 sum=49\n", output);
+    // Alone, the incomplete runtime is used for what it has; the missing function returns missingResult.
+    assertTrue(probe(library, null, old).endsWith("version=12 scale=15 sum=-7\n"));
+  }
 }

@@ -1,6 +1,6 @@
 import io.github.kernelarchive.archive.ArchiveRequest;
 import io.github.kernelarchive.archive.ArchiveStage;
-import io.github.kernelarchive.build.BuildLog;
+import io.github.kernelarchive.common.BuildLog;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.toolchain.Toolchain;

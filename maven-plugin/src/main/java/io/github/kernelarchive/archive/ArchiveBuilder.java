@@ -1,11 +1,11 @@
 package io.github.kernelarchive.archive;
 
-import io.github.kernelarchive.build.BuildLog;
-import io.github.kernelarchive.build.ToolchainException;
 import io.github.kernelarchive.cache.BuildCache;
 import io.github.kernelarchive.cache.ContentManifest;
 import io.github.kernelarchive.cache.EntryKind;
 import io.github.kernelarchive.cache.LocalCache;
+import io.github.kernelarchive.common.BuildLog;
+import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.ObjectRequirements;
 import io.github.kernelarchive.toolchain.ProcessResult;

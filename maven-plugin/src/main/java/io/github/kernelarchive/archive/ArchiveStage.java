@@ -1,13 +1,13 @@
 package io.github.kernelarchive.archive;
 
-import io.github.kernelarchive.build.BuildFailureException;
-import io.github.kernelarchive.build.BuildLog;
-import io.github.kernelarchive.build.ToolchainException;
 import io.github.kernelarchive.cache.BuildCache;
 import io.github.kernelarchive.cache.EntryKind;
 import io.github.kernelarchive.cache.HeaderPaths;
 import io.github.kernelarchive.cache.LocalCache;
 import io.github.kernelarchive.cache.Manifest;
+import io.github.kernelarchive.common.BuildFailureException;
+import io.github.kernelarchive.common.BuildLog;
+import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.compile.CompileState.Dependency;
 import io.github.kernelarchive.compile.ContentHashes;
 import io.github.kernelarchive.elf.ElfObject;

@@ -1,6 +1,6 @@
 package io.github.kernelarchive.audit;
 
-import io.github.kernelarchive.build.BuildFailureException;
+import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.elf.ElfSymbol;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,9 +1,9 @@
 package io.github.kernelarchive.audit;
 
-import io.github.kernelarchive.build.BuildFailureException;
+import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.elf.ElfFormatException;
-import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.ElfObject.DynamicEntry;
+import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.ElfSymbol;
 import io.github.kernelarchive.util.AtomicFiles;
 import io.github.kernelarchive.util.Paths;

@@ -1,10 +1,10 @@
 package io.github.kernelarchive.cache;
 
-import io.github.kernelarchive.build.BuildLog;
+import io.github.kernelarchive.common.BuildLog;
+import io.github.kernelarchive.util.AtomicFiles;
 import io.github.kernelarchive.util.BoundedPool;
 import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
-import io.github.kernelarchive.util.AtomicFiles;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;

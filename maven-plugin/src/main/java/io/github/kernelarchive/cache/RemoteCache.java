@@ -1,6 +1,6 @@
 package io.github.kernelarchive.cache;
 
-import io.github.kernelarchive.build.BuildLog;
+import io.github.kernelarchive.common.BuildLog;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;

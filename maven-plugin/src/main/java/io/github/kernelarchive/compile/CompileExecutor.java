@@ -1,6 +1,6 @@
 package io.github.kernelarchive.compile;
 
-import io.github.kernelarchive.build.BuildLog;
+import io.github.kernelarchive.common.BuildLog;
 import io.github.kernelarchive.compile.IncrementalPlanner.Planned;
 import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.toolchain.ProcessResult;

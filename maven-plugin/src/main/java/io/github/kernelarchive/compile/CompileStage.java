@@ -1,14 +1,14 @@
 package io.github.kernelarchive.compile;
 
-import io.github.kernelarchive.build.BuildFailureException;
-import io.github.kernelarchive.build.BuildLog;
-import io.github.kernelarchive.build.ToolchainException;
 import io.github.kernelarchive.cache.BuildCache;
 import io.github.kernelarchive.cache.ContentManifest;
 import io.github.kernelarchive.cache.EntryKind;
 import io.github.kernelarchive.cache.HeaderPaths;
 import io.github.kernelarchive.cache.LocalCache;
 import io.github.kernelarchive.cache.Manifest;
+import io.github.kernelarchive.common.BuildFailureException;
+import io.github.kernelarchive.common.BuildLog;
+import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.compile.CompileExecutor.Outcome;
 import io.github.kernelarchive.compile.CompileState.Dependency;
 import io.github.kernelarchive.compile.IncrementalPlanner.Plan;
@@ -24,8 +24,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.EnumMap;

@@ -1,6 +1,6 @@
 package io.github.kernelarchive.compile;
 
-import io.github.kernelarchive.build.BuildFailureException;
+import io.github.kernelarchive.common.BuildFailureException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,8 +1,8 @@
 package io.github.kernelarchive.deps;
 
-import io.github.kernelarchive.build.BuildFailureException;
-import io.github.kernelarchive.build.BuildLog;
-import io.github.kernelarchive.build.ToolchainException;
+import io.github.kernelarchive.common.BuildFailureException;
+import io.github.kernelarchive.common.BuildLog;
+import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.scan.AntPattern;
 import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.scan.SourceFile;

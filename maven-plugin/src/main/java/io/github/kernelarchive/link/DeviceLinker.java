@@ -1,6 +1,6 @@
 package io.github.kernelarchive.link;
 
-import io.github.kernelarchive.build.BuildFailureException;
+import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.compile.ContentHashes;
 import io.github.kernelarchive.toolchain.ProcessResult;
 import io.github.kernelarchive.toolchain.ProcessRunner;

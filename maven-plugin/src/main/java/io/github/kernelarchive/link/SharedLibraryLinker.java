@@ -2,8 +2,8 @@ package io.github.kernelarchive.link;
 
 import io.github.kernelarchive.audit.DuplicateDefinitions;
 import io.github.kernelarchive.audit.SystemHeaderSymbols;
-import io.github.kernelarchive.build.BuildFailureException;
-import io.github.kernelarchive.build.ToolchainException;
+import io.github.kernelarchive.common.BuildFailureException;
+import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.compile.ContentHashes;
 import io.github.kernelarchive.toolchain.Linker;
 import io.github.kernelarchive.toolchain.ProcessResult;

@@ -1,12 +1,12 @@
 package io.github.kernelarchive.mojo;
 
-import io.github.kernelarchive.build.BuildFailureException;
-import io.github.kernelarchive.build.BuildSummary;
-import io.github.kernelarchive.build.KernelBuild;
-import io.github.kernelarchive.build.KernelBuildRequest;
-import io.github.kernelarchive.build.ToolchainException;
+import io.github.kernelarchive.common.BuildFailureException;
+import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.compile.CompileOptions;
 import io.github.kernelarchive.deps.NativeDependency;
+import io.github.kernelarchive.pipeline.BuildSummary;
+import io.github.kernelarchive.pipeline.KernelBuild;
+import io.github.kernelarchive.pipeline.KernelBuildRequest;
 import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.io.File;

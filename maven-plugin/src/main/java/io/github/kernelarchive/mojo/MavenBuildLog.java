@@ -1,6 +1,6 @@
 package io.github.kernelarchive.mojo;
 
-import io.github.kernelarchive.build.BuildLog;
+import io.github.kernelarchive.common.BuildLog;
 import org.apache.maven.plugin.logging.Log;
 
 /**

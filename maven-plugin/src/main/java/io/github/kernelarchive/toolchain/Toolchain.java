@@ -1,6 +1,6 @@
 package io.github.kernelarchive.toolchain;
 
-import io.github.kernelarchive.build.ToolchainException;
+import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.scan.Language;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -3,9 +3,9 @@ package io.github.kernelarchive.archive;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.kernelarchive.build.BuildFailureException;
-import io.github.kernelarchive.build.RecordingLog;
+import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.compile.ContentHashes;
+import io.github.kernelarchive.pipeline.RecordingLog;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.Toolchain;
 import io.github.kernelarchive.toolchain.ToolchainConfig;

@@ -1,7 +1,7 @@
 package io.github.kernelarchive.archive;
 
-import io.github.kernelarchive.build.Commands;
 import io.github.kernelarchive.compile.ContentHashes;
+import io.github.kernelarchive.pipeline.Commands;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.kernelarchive.build.BuildFailureException;
-import io.github.kernelarchive.build.Commands;
+import io.github.kernelarchive.common.BuildFailureException;
+import io.github.kernelarchive.pipeline.Commands;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.kernelarchive.build.BuildFailureException;
-import io.github.kernelarchive.build.Installed;
-import io.github.kernelarchive.build.RecordingLog;
-import io.github.kernelarchive.build.ToolchainException;
+import io.github.kernelarchive.common.BuildFailureException;
+import io.github.kernelarchive.common.ToolchainException;
+import io.github.kernelarchive.pipeline.Installed;
+import io.github.kernelarchive.pipeline.RecordingLog;
 import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.scan.SourceFile;
 import io.github.kernelarchive.scan.SourceScanner;

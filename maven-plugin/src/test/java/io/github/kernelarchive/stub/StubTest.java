@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.kernelarchive.build.BuildFailureException;
-import io.github.kernelarchive.build.Commands;
-import io.github.kernelarchive.build.KernelBuild;
-import io.github.kernelarchive.build.KernelBuildRequest;
-import io.github.kernelarchive.build.RecordingLog;
+import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.compile.CompileOptions;
 import io.github.kernelarchive.deps.NativeDependency;
+import io.github.kernelarchive.pipeline.Commands;
+import io.github.kernelarchive.pipeline.KernelBuild;
+import io.github.kernelarchive.pipeline.KernelBuildRequest;
+import io.github.kernelarchive.pipeline.RecordingLog;
 import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
-package io.github.kernelarchive.build;
+package io.github.kernelarchive.pipeline;
 
+import io.github.kernelarchive.common.BuildLog;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package io.github.kernelarchive.build;
+package io.github.kernelarchive.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -9,9 +9,9 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Outputs and cache files get the build's umask, like any compiler's output: a library installed

@@ -1,4 +1,4 @@
-package io.github.kernelarchive.build;
+package io.github.kernelarchive.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.github.kernelarchive.build.SharedCacheProject.Runner;
 import io.github.kernelarchive.cache.EntryKind;
 import io.github.kernelarchive.cache.LocalCache;
 import io.github.kernelarchive.cache.NginxServer;
 import io.github.kernelarchive.cache.RemoteCache;
+import io.github.kernelarchive.pipeline.SharedCacheProject.Runner;
 import io.github.kernelarchive.scan.Language;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

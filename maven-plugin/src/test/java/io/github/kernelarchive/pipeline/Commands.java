@@ -1,4 +1,4 @@
-package io.github.kernelarchive.build;
+package io.github.kernelarchive.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,4 +1,4 @@
-package io.github.kernelarchive.build;
+package io.github.kernelarchive.common;
 
 /** Where the engine reports; the Mojo routes it to Maven's log, tests collect it. */
 public interface BuildLog {

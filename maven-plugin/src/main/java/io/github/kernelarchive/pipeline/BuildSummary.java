@@ -1,4 +1,4 @@
-package io.github.kernelarchive.build;
+package io.github.kernelarchive.pipeline;
 
 import io.github.kernelarchive.cache.BuildCache;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.github.kernelarchive.build;
+package io.github.kernelarchive.common;
 
 /**
  * Broken infrastructure rather than broken sources: a compiler that cannot be found or started,

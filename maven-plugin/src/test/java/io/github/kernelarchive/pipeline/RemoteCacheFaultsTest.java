@@ -1,15 +1,15 @@
-package io.github.kernelarchive.build;
+package io.github.kernelarchive.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.kernelarchive.build.SharedCacheProject.Runner;
 import io.github.kernelarchive.cache.ContentManifest;
 import io.github.kernelarchive.cache.EntryKind;
 import io.github.kernelarchive.cache.FaultServer;
 import io.github.kernelarchive.cache.LocalCache;
 import io.github.kernelarchive.cache.RemoteCache;
+import io.github.kernelarchive.pipeline.SharedCacheProject.Runner;
 import io.github.kernelarchive.util.Hashing;
 import java.net.InetAddress;
 import java.net.ServerSocket;

@@ -1,4 +1,4 @@
-package io.github.kernelarchive.build;
+package io.github.kernelarchive.common;
 
 /**
  * Something the user must fix: a compile error, a bad parameter, a missing source directory. The

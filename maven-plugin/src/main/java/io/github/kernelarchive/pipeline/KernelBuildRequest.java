@@ -1,4 +1,4 @@
-package io.github.kernelarchive.build;
+package io.github.kernelarchive.pipeline;
 
 import io.github.kernelarchive.cache.RemoteCache;
 import io.github.kernelarchive.compile.CompileOptions;

@@ -18,13 +18,19 @@ public final class BuildMain {
       @Override public synchronized void error(String message) { System.out.println("ERROR " + message); }
       @Override public void debug(String message) {}
     };
-    new KernelBuild(out, System.getenv()).run(Projects.request(Path.of(args[0]), Path.of(args[1]), Integer.parseInt(args[2])));
+    new KernelBuild(out, System.getenv()).run(Projects.request(Path.of(args[0]), Path.of(args[1]),
+        Integer.parseInt(args[2]), args.length > 3 ? args[3] : null));
   }
 
   /** A process running {@link #main} with the test class path. */
   public static ProcessBuilder process(Path project, Path cache, int batchSize) {
+    return process(project, cache, batchSize, "auto");
+  }
+
+  /** The same, with {@code kernel.linker} chosen. */
+  public static ProcessBuilder process(Path project, Path cache, int batchSize, String linker) {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     return new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), BuildMain.class.getName(),
-        project.toString(), cache.toString(), Integer.toString(batchSize)).redirectErrorStream(true);
+        project.toString(), cache.toString(), Integer.toString(batchSize), linker).redirectErrorStream(true);
   }
 }

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Generated test projects: one archive {@code k} of small C sources that include a shared header,
@@ -30,10 +31,15 @@ public final class Projects {
   }
 
   public static KernelBuildRequest request(Path project, Path cache, int batchSize) {
+    return request(project, cache, batchSize, null);
+  }
+
+  /** @param linker {@code kernel.linker}; null for auto */
+  public static KernelBuildRequest request(Path project, Path cache, int batchSize, String linker) {
     CompileOptions options = new CompileOptions(List.of(project.resolve("include")), List.of(), List.of("-O1"),
         List.of(), List.of(), List.of(), "", false, "", true, project);
     return new KernelBuildRequest(project, project.resolve("target/kernel"), "k",
         List.of(new SourceSet("k", project.resolve("kernels"), List.of(), List.of())), List.of(), List.of("k"),
-        options, ToolchainConfig.defaults(), List.of(), List.of(), 2, batchSize, cache, 1L << 30, null, true, List.of(), Path.of("/"), List.of());
+        options, new ToolchainConfig(null, null, null, null, null, null, linker, Map.of()), List.of(), List.of(), 2, batchSize, cache, 1L << 30, null, true, List.of(), Path.of("/"), List.of());
   }
 }

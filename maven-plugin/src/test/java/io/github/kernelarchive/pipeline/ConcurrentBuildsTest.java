@@ -20,19 +20,29 @@ import org.junit.jupiter.api.io.TempDir;
 class ConcurrentBuildsTest {
   @TempDir Path dir;
 
-  @Test
-  void fourBuildsOnOneEmptyCacheAllSucceedWithOneValidEntry() throws Exception {
-    Path cache = dir.resolve("cache");
+  /**
+   * Starts {@code count} build processes at once on one cache, project {@code i} with
+   * {@code sources.applyAsInt(i)} sources; asserts every one succeeds without a corrupt entry.
+   */
+  private void buildAllAtOnce(String prefix, int count, java.util.function.IntUnaryOperator sources, Path cache)
+      throws Exception {
     List<Process> builds = new ArrayList<>();
-    for (int i = 0; i < 4; i++) {
-      Path project = dir.resolve("p" + i);
-      Projects.generate(project, 40);
+    for (int i = 0; i < count; i++) {
+      Path project = dir.resolve(prefix + i);
+      Projects.generate(project, sources.applyAsInt(i));
       builds.add(BuildMain.process(project, cache, 5).start());
     }
     for (int i = 0; i < builds.size(); i++) {
       String output = new String(builds.get(i).getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertEquals(0, builds.get(i).waitFor(), "build " + i + " failed:\n" + output);
+      assertTrue(!output.contains("corrupt"), output);
     }
+  }
+
+  @Test
+  void fourBuildsOnOneEmptyCacheAllSucceedWithOneValidEntry() throws Exception {
+    Path cache = dir.resolve("cache");
+    buildAllAtOnce("p", 4, i -> 40, cache);
     assertEquals(1, new LocalCache(cache, Long.MAX_VALUE).entries(EntryKind.ARCHIVE).size(), "one key, one entry");
     RecordingLog log = new RecordingLog();
     Path fifth = dir.resolve("p4");
@@ -45,17 +55,7 @@ class ConcurrentBuildsTest {
   void eightBuildsOfTwoProjectsOnOneCacheShareObjectEntriesSafely() throws Exception {
     // Projects of 40 and 41 sources: 40 compile keys in common, two archive keys.
     Path cache = dir.resolve("cache");
-    List<Process> builds = new ArrayList<>();
-    for (int i = 0; i < 8; i++) {
-      Path project = dir.resolve("q" + i);
-      Projects.generate(project, 40 + i % 2);
-      builds.add(BuildMain.process(project, cache, 5).start());
-    }
-    for (int i = 0; i < builds.size(); i++) {
-      String output = new String(builds.get(i).getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertEquals(0, builds.get(i).waitFor(), "build " + i + " failed:\n" + output);
-      assertTrue(!output.contains("corrupt"), output);
-    }
+    buildAllAtOnce("q", 8, i -> 40 + i % 2, cache);
     LocalCache local = new LocalCache(cache, Long.MAX_VALUE);
     assertEquals(2, local.entries(EntryKind.ARCHIVE).size(), "one entry per archive key");
     assertEquals(41, local.entries(EntryKind.OBJECT).size(), "one entry per compile key");

@@ -56,6 +56,7 @@ public final class KernelBuild {
   /** Runs the build; {@code target/kernel/trace.json} is written whether it succeeds or fails. */
   public BuildSummary run(KernelBuildRequest request)
       throws BuildFailureException, ToolchainException, IOException, InterruptedException {
+    checkWritable(request.outputDirectory());
     Trace trace = Trace.start();
     try {
       return runStages(request);
@@ -67,6 +68,17 @@ public final class KernelBuild {
         log.warn("Could not write the build timeline " + request.outputDirectory().resolve("trace.json") + ": "
             + e.getMessage());
       }
+    }
+  }
+
+  /** Fails up front, naming the folder, when the outputs cannot be written (rather than in the middle of a stage). */
+  private static void checkWritable(Path outputDirectory) throws BuildFailureException {
+    try {
+      Files.createDirectories(outputDirectory);
+      Files.delete(Files.createTempFile(outputDirectory, ".write-check", ".tmp"));
+    } catch (IOException e) {
+      throw new BuildFailureException("The output directory " + outputDirectory + " cannot be written (" + e
+          + "). Check its permissions and free space, or set <outputDirectory>.");
     }
   }
 

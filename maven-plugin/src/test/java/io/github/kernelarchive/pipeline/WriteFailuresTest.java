@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.kernelarchive.cache.EntryKind;
+import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.cache.LocalCache;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -95,5 +96,17 @@ class WriteFailuresTest {
     new KernelBuild(new RecordingLog(), System.getenv()).run(Projects.request(reference, null, 4));
     assertArrayEquals(Files.readAllBytes(reference.resolve("target/kernel/libk.a")),
         Files.readAllBytes(project.resolve("target/kernel/libk.a")));
+  }
+
+  @Test
+  void anOutputDirectoryThatCannotBeWrittenFailsUpFrontNamingIt() throws Exception {
+    Path project = dir.resolve("p");
+    Projects.generate(project, 3);
+    Files.writeString(project.resolve("target"), "a file where target/ should be");
+    KernelBuildRequest base = Projects.request(project, null, 4);
+    BuildFailureException e = org.junit.jupiter.api.Assertions.assertThrows(BuildFailureException.class,
+        () -> new KernelBuild(new RecordingLog(), System.getenv()).run(base));
+    assertTrue(e.getMessage().contains("The output directory " + project.resolve("target/kernel") + " cannot be written")
+        && e.getMessage().contains("<outputDirectory>"), e.getMessage());
   }
 }

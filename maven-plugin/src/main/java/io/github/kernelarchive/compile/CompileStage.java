@@ -182,9 +182,31 @@ public final class CompileStage {
         log.warn(count + " " + language.label() + " sources skipped: " + whyAbsent(language));
         continue;
       }
-      setups.put(language, setupFor(language, compiler.get(), launcher));
+      setups.put(language, setupFor(language, compiler.get(), launcherFor(language, launcher)));
     }
     return setups;
+  }
+
+  /** Compile farms that only know C and C++: their hosts have no nvcc or hipcc to run. */
+  private static final java.util.Set<String> C_FAMILY_FARMS = java.util.Set.of("distcc", "pump", "icecc", "icerun");
+
+  /**
+   * The launcher for one language. A C/C++ compile farm ({@code distcc}, {@code icecc}, also behind
+   * {@code ccache}) never gets nvcc or hipcc: those compiles run locally (still through ccache
+   * when it leads the launcher, which understands nvcc), as the farm hosts cannot run them.
+   */
+  static List<String> launcherFor(Language language, List<String> launcher) {
+    if (language != Language.CUDA && language != Language.HIP) {
+      return launcher;
+    }
+    List<String> kept = new ArrayList<>();
+    for (String word : launcher) {
+      if (C_FAMILY_FARMS.contains(Path.of(word).getFileName().toString())) {
+        break; // the farm and whatever it was given to run after it
+      }
+      kept.add(word);
+    }
+    return kept;
   }
 
   private String whyAbsent(Language language) {

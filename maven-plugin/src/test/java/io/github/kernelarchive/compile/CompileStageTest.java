@@ -161,4 +161,17 @@ class CompileStageTest {
     assertEquals(1, build(options(List.of(), "")).compiled());
     assertTrue(Files.size(object("k.hip")) > 0);
   }
+
+  @Test
+  void aCompileFarmLauncherNeverGetsGpuCompiles() {
+    List<String> farm = List.of("/usr/bin/distcc");
+    assertEquals(farm, CompileStage.launcherFor(Language.CXX, farm));
+    assertEquals(List.of(), CompileStage.launcherFor(Language.CUDA, farm));
+    assertEquals(List.of(), CompileStage.launcherFor(Language.HIP, List.of("/usr/bin/icecc")));
+    List<String> chained = List.of("/usr/bin/ccache", "/usr/bin/distcc");
+    assertEquals(chained, CompileStage.launcherFor(Language.C, chained));
+    assertEquals(List.of("/usr/bin/ccache"), CompileStage.launcherFor(Language.CUDA, chained),
+        "ccache, which understands nvcc, stays in front of a local nvcc");
+    assertEquals(List.of("/usr/bin/sccache"), CompileStage.launcherFor(Language.CUDA, List.of("/usr/bin/sccache")));
+  }
 }

@@ -67,7 +67,7 @@ public class ArchiveBench {
     row("GNU `ar q` appends of 400 + `ranlib` (scripted today)", appends, llvm, gnu);
 
     for (String arName : List.of("llvm-ar", "ar")) {
-      Tool ar = new Toolchain(new ToolchainConfig(null, null, null, null, arName, null, Map.of()), System.getenv()).archiver();
+      Tool ar = new Toolchain(new ToolchainConfig(null, null, null, null, arName, null, null, Map.of()), System.getenv()).archiver();
       for (int batch : new int[] {50, 400, 5000}) {
         Path stageWork = work.resolve("stage-" + arName + "-" + batch);
         double t = median(() -> clear(stageWork), () -> stage(ar, files, batch, stageWork));
@@ -83,7 +83,7 @@ public class ArchiveBench {
     }
 
     // Incremental: one object of the set changes; only its batch goes through ar again.
-    Tool llvmAr = new Toolchain(new ToolchainConfig(null, null, null, null, "llvm-ar", null, Map.of()), System.getenv()).archiver();
+    Tool llvmAr = new Toolchain(new ToolchainConfig(null, null, null, null, "llvm-ar", null, null, Map.of()), System.getenv()).archiver();
     Path incWork = work.resolve("incremental");
     List<Path> changed = new ArrayList<>(files);
     Path copy = work.resolve("changed.o");

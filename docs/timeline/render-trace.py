@@ -35,7 +35,8 @@ def main(source, target):
             if w > 60:
                 label = e["name"] if len(e["name"]) * 6 < w else e["name"][: max(1, int(w / 6) - 1)] + "…"
                 out.append(f'<text x="{x + 3:.1f}" y="{y + 17}" fill="white">{escape(label)}</text>')
-    for s in range(0, int(end / 1e6) + 1):
+    step = max(1, int(80 / (1e6 * scale)) + 1)  # seconds between labels, at least 80 px apart
+    for s in range(0, int(end / 1e6) + 1, step):
         x = left + s * 1e6 * scale
         out.append(f'<text x="{x:.1f}" y="{height - 30}" fill="#666">{s} s</text>')
     for i, (category, colour) in enumerate(COLOURS.items()):

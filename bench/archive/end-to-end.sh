@@ -39,7 +39,7 @@ cat > "$work/pom.xml" <<POM
       </plugin>
     </plugins>
   </build>
-</POM>
+</project>
 POM
 
 now() { date +%s.%N; }

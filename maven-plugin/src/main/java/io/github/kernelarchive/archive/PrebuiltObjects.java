@@ -3,6 +3,7 @@ package io.github.kernelarchive.archive;
 import io.github.kernelarchive.compile.ContentHashes;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.ObjectRequirements;
+import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,6 +35,13 @@ public final class PrebuiltObjects {
    */
   public List<Optional<String>> hash(String archive, List<Path> objects) {
     AtomicLong keepBudget = new AtomicLong(ArchiveBuilder.KEEP_BYTES);
+    try (Trace.Span span = Trace.current().span("read prebuilt objects of " + archive + " (" + objects.size() + ")",
+        "archive")) {
+      return hashAll(archive, objects, keepBudget);
+    }
+  }
+
+  private List<Optional<String>> hashAll(String archive, List<Path> objects, AtomicLong keepBudget) {
     return objects.parallelStream().map(object -> {
       Optional<String> stamped = hashes.fromStamp(object);
       if (stamped.isPresent()) {

@@ -46,7 +46,7 @@ now() { date +%s.%N; }
 since() { echo "$(now) - $1" | bc; }
 declare -A total
 add() { total[$1]=$(echo "${total[$1]:-0} + $2" | bc); }
-ls "$objects"/*.o | sort > "$work/objects.txt"
+find "$objects" -maxdepth 1 -name "*.o" | sort > "$work/objects.txt"
 
 for r in $(seq 1 "$repeats"); do
   rm -rf "$work/target" "$work/pair"

@@ -13,7 +13,6 @@ import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.util.AtomicFiles;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,5 +1,6 @@
 package io.github.kernelarchive.archive;
 
+import io.github.kernelarchive.util.Hashing;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
@@ -7,41 +8,41 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.zip.CRC32C;
 
 /**
  * Writes a GNU-format archive: the symbol index first (its offsets are computed from the sizes up
  * front), then the long-name table, then every member. Since every member's position is known
  * before anything is written, members are copied by several threads at once, each filling its own
  * contiguous part of the file through a buffer that gathers small members into large writes. A
- * member comes from a file, its CRC-32C checked as it is copied (an object that changed after it
- * was inspected fails the write instead of landing under a stale hash), or from bytes the caller
- * already holds. Deterministic: zero timestamps, uid and gid, mode 644, so the same members give
- * the same bytes. Members whose names repeat are all kept.
+ * member comes from a file or from bytes the caller already holds; either way its SHA-256 is taken
+ * from exactly the bytes written, so the copy is also the read that hashes it (callers need no
+ * separate pass over the payload, and a hash can never describe other bytes than the archive's).
+ * Deterministic: zero timestamps, uid and gid, mode 644, so the same members give the same bytes.
+ * Members whose names repeat are all kept.
  */
 public final class ArWriter {
   private static final long FOUR_GIB = 0xFFFF_FFFFL;
   private static final int WRITE_BUFFER = 1 << 20;
-  /** {@link FileRange#crc32c()} of a member copied without a check. */
-  public static final long UNCHECKED = -1;
 
   /** Where a member's bytes come from. */
   public sealed interface Content permits FileRange, InMemory {}
 
   /**
-   * Bytes at {@code offset} of {@code file}, which must sum to {@code crc32c} (or {@link #UNCHECKED}).
-   * Files are opened one at a time while writing, so thousands of members never hold thousands of
-   * open files.
+   * Bytes at {@code offset} of {@code file}. Files are opened one at a time while writing, so
+   * thousands of members never hold thousands of open files.
    */
-  public record FileRange(Path file, long offset, long crc32c) implements Content {}
+  public record FileRange(Path file, long offset) implements Content {}
 
-  /** Bytes the caller has already read and checked. */
+  /** Bytes the caller has already read. */
   public record InMemory(byte[] bytes) implements Content {}
 
   /** A member to write: {@code size} bytes from {@code content}, defining {@code symbols}. */
@@ -53,13 +54,13 @@ public final class ArWriter {
       }
     }
 
-    /** {@code size} bytes at {@code offset} of {@code source}, copied unchecked. */
+    /** {@code size} bytes at {@code offset} of {@code source}. */
     public Entry(String name, Path source, long offset, long size, List<String> symbols) {
-      this(name, size, symbols, new FileRange(source, offset, UNCHECKED));
+      this(name, size, symbols, new FileRange(source, offset));
     }
   }
 
-  /** A source no longer holds what was inspected; nothing was published. */
+  /** A source file ended before its member's size; nothing was published. */
   public static final class SourceChangedException extends IOException {
     SourceChangedException(String message) {
       super(message);
@@ -68,12 +69,17 @@ public final class ArWriter {
 
   private ArWriter() {}
 
-  public static void write(Path target, List<Entry> entries) throws IOException {
-    write(target, entries, 1);
+  /** @return each member's SHA-256 (hex), in order */
+  public static List<String> write(Path target, List<Entry> entries) throws IOException {
+    return write(target, entries, 1);
   }
 
-  /** Writes {@code target} with members copied by up to {@code threads} threads. */
-  public static void write(Path target, List<Entry> entries, int threads) throws IOException {
+  /**
+   * Writes {@code target} with members copied by up to {@code threads} threads.
+   *
+   * @return each member's SHA-256 (hex) over the bytes written, in order
+   */
+  public static List<String> write(Path target, List<Entry> entries, int threads) throws IOException {
     byte[] longNames = longNameTable(entries);
     Layout layout = layout(entries, longNames.length, 4);
     if (layout.end > FOUR_GIB) {
@@ -89,17 +95,19 @@ public final class ArWriter {
         putMember(head, "//", longNames);
       }
       writeAll(out, head.flip(), 0);
+      String[] hashes = new String[entries.size()];
       int parts = Math.max(1, Math.min(threads, entries.size()));
       if (parts == 1) {
-        writeMembers(out, entries, nameFields, layout, 0, entries.size());
+        writeMembers(out, entries, nameFields, layout, 0, entries.size(), hashes);
       } else {
-        writeInParallel(out, entries, nameFields, layout, parts);
+        writeInParallel(out, entries, nameFields, layout, parts, hashes);
       }
+      return Arrays.asList(hashes);
     }
   }
 
   private static void writeInParallel(FileChannel out, List<Entry> entries, List<String> nameFields, Layout layout,
-      int parts) throws IOException {
+      int parts, String[] hashes) throws IOException {
     ExecutorService pool = Executors.newFixedThreadPool(parts, runnable -> {
       Thread thread = new Thread(runnable, "kernel-ar-writer");
       thread.setDaemon(true);
@@ -111,7 +119,7 @@ public final class ArWriter {
         int from = (int) ((long) entries.size() * p / parts);
         int to = (int) ((long) entries.size() * (p + 1) / parts);
         written.add(pool.submit(() -> {
-          writeMembers(out, entries, nameFields, layout, from, to);
+          writeMembers(out, entries, nameFields, layout, from, to, hashes);
           return null;
         }));
       }
@@ -131,9 +139,12 @@ public final class ArWriter {
     }
   }
 
-  /** Copies members [from, to) to their places, gathering small ones into large positional writes. */
+  /**
+   * Copies members [from, to) to their places, gathering small ones into large positional writes,
+   * and puts each one's hash into {@code hashes}.
+   */
   private static void writeMembers(FileChannel out, List<Entry> entries, List<String> nameFields, Layout layout,
-      int from, int to) throws IOException {
+      int from, int to, String[] hashes) throws IOException {
     if (from >= to) {
       return;
     }
@@ -145,11 +156,14 @@ public final class ArWriter {
         flushedTo = flush(out, pending, flushedTo);
       }
       pending.put(header(nameFields.get(i), entry.size));
+      MessageDigest sha = Hashing.sha256();
       if (entry.content instanceof InMemory memory) {
+        sha.update(memory.bytes());
         flushedTo = put(out, pending, flushedTo, memory.bytes());
       } else {
-        flushedTo = copy(out, pending, flushedTo, entry, (FileRange) entry.content);
+        flushedTo = copy(out, pending, flushedTo, entry, (FileRange) entry.content, sha);
       }
+      hashes[i] = HexFormat.of().formatHex(sha.digest());
       if ((entry.size & 1) == 1) {
         if (!pending.hasRemaining()) {
           flushedTo = flush(out, pending, flushedTo);
@@ -173,10 +187,9 @@ public final class ArWriter {
     return flushedTo;
   }
 
-  /** Appends the member's bytes from its file, checking them against the checksum it was inspected with. */
-  private static long copy(FileChannel out, ByteBuffer pending, long flushedTo, Entry entry, FileRange range)
-      throws IOException {
-    CRC32C crc = new CRC32C();
+  /** Appends the member's bytes from its file, hashing them on the way. */
+  private static long copy(FileChannel out, ByteBuffer pending, long flushedTo, Entry entry, FileRange range,
+      MessageDigest sha) throws IOException {
     try (FileChannel source = FileChannel.open(range.file(), StandardOpenOption.READ)) {
       for (long copied = 0; copied < entry.size; ) {
         if (!pending.hasRemaining()) {
@@ -190,13 +203,9 @@ public final class ArWriter {
           throw new SourceChangedException(range.file() + " ended before member '" + entry.name
               + "' was copied from it");
         }
-        crc.update(pending.array(), start, n);
+        sha.update(pending.array(), start, n);
         copied += n;
       }
-    }
-    if (range.crc32c() != UNCHECKED && crc.getValue() != range.crc32c()) {
-      throw new SourceChangedException(range.file() + " changed after it was inspected (its checksum "
-          + "differs), so member '" + entry.name + "' was not archived");
     }
     return flushedTo;
   }

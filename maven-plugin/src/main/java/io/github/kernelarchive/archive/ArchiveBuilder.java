@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -30,16 +31,16 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 /**
- * Builds {@code lib<name>.a} without quadratic rewrites and with the payload written once: the
- * members are cut into batches of {@code batchSize}, each batch is one {@code ar --thin qcSD} call
- * reading its members from a response file (batches run in parallel and are reused while their
- * members are unchanged). Every object is read once up front ({@link ObjectInspector}: hashes, ELF
- * checks, symbols, and the bytes of small objects); batches with nothing recorded from an earlier build start at once and overlap
- * that read. A thin batch records its members by path without copying them; the combine checks
- * that every batch lists exactly its planned objects at their inspected sizes, then copies the
- * objects into the final archive once (from the kept bytes, or from the file checked against its
- * inspection), with the symbol index written once. The batch size only changes progress granularity: the result is byte-identical
- * for any size.
+ * Builds {@code lib<name>.a} without quadratic rewrites and with the payload read and written once:
+ * the members are cut into batches of {@code batchSize}, each batch is one {@code ar --thin qcSD}
+ * call reading its members from a response file (batches run in parallel and are reused while
+ * their members are unchanged). Each object is inspected first ({@link ObjectInspector}: ELF
+ * checks and symbols, which touch its headers only); then the final archive is written with the
+ * symbol index once and every member copied and hashed in the same pass ({@link ArWriter}). Batches
+ * with nothing recorded from an earlier build start at once and overlap that work. A thin batch
+ * records its members by path without copying them; before the archive is published, every batch
+ * must list exactly its planned objects at their inspected sizes. The batch size only changes
+ * progress granularity: the result is byte-identical for any size.
  */
 public final class ArchiveBuilder {
   /** {@code q} append without replacing (repeated basenames stay), {@code c} quiet create,
@@ -51,7 +52,7 @@ public final class ArchiveBuilder {
   /**
    * Objects' bytes kept in memory between inspection and the write, at most: all of an archive of
    * small objects, so its members are copied from memory rather than by reopening thousands of
-   * files; beyond it, members are copied from their files and checked by CRC-32C.
+   * files; beyond it, members are copied from their files.
    */
   static final long KEEP_BYTES = 64L << 20;
 
@@ -66,16 +67,14 @@ public final class ArchiveBuilder {
   private final int batchSize;
   private final int parallelism;
   private final BuildCache cache;
-  private final PrebuiltObjects prebuilt;
   private final BuildLog log;
   private final ObjectInspector inspector = new ObjectInspector(ElfObject.hostMachine());
 
   /**
    * @param cache where finished batches are kept and looked up; {@code null}: none
-   * @param prebuilt inspections planning already took of prebuilt objects; {@code null}: none
    */
   public ArchiveBuilder(Tool ar, ProcessRunner runner, int batchSize, int parallelism, BuildCache cache,
-      PrebuiltObjects prebuilt, BuildLog log) {
+      BuildLog log) {
     if (batchSize < 1) {
       throw new IllegalArgumentException("batch size must be at least 1");
     }
@@ -84,7 +83,6 @@ public final class ArchiveBuilder {
     this.batchSize = batchSize;
     this.parallelism = parallelism;
     this.cache = cache;
-    this.prebuilt = prebuilt;
     this.log = log;
   }
 
@@ -105,80 +103,87 @@ public final class ArchiveBuilder {
     }
     removeBatchesBeyond(workDirectory, batches.size());
 
-    List<ObjectInspector.Inspection> inspections;
-    List<InspectedObject> members;
-    boolean[] ran = new boolean[batches.size()];
-    boolean[] fromCache = new boolean[batches.size()];
-    List<String> failures = new ArrayList<>();
-    try (BoundedPool<BatchOutcome> pool = new BoundedPool<>("kernel-ar", parallelism)) {
-      // Without a cache, a batch with nothing recorded by an earlier build (every batch of a clean
-      // build) runs whatever its objects hold: start it now, so ar works while the objects are read.
-      // With one, its key (over the members' hashes) must be known first, to look it up.
-      for (int i = 0; i < batches.size() && cache == null; i++) {
-        if (!Files.isRegularFile(batchFile(workDirectory, i)) || !Files.isRegularFile(keyFile(workDirectory, i))) {
-          ran[i] = true;
-          submitBatch(pool, workDirectory, i, batches.get(i));
+    Path temporary = AtomicFiles.temporarySibling(output);
+    try {
+      List<InspectedObject> members;
+      boolean[] ran = new boolean[batches.size()];
+      boolean[] fromCache = new boolean[batches.size()];
+      List<String> failures = new ArrayList<>();
+      try (BoundedPool<BatchOutcome> pool = new BoundedPool<>("kernel-ar", parallelism)) {
+        // Without a cache, a batch with nothing recorded by an earlier build (every batch of a clean
+        // build) runs whatever its objects hold: start it now, so ar works while the archive is
+        // written. With one, its key (over the members' hashes) must be known first, to look it up.
+        for (int i = 0; i < batches.size() && cache == null; i++) {
+          if (!Files.isRegularFile(batchFile(workDirectory, i)) || !Files.isRegularFile(keyFile(workDirectory, i))) {
+            ran[i] = true;
+            submitBatch(pool, workDirectory, i, batches.get(i));
+          }
         }
+        try {
+          List<ObjectInspector.Inspection> inspections;
+          try (Trace.Span span = Trace.current().span("inspect " + name + " (" + inputs.size() + " objects)",
+              "archive")) {
+            inspections = inspect(name, inputs, output);
+          }
+          try (Trace.Span span = Trace.current().span("write " + name, "archive")) {
+            members = write(temporary, inspections, output);
+          }
+        } catch (IOException | ArchiveInvalidException e) {
+          pool.awaitAll((done, total, outcome) -> {}); // no ar run outlives the build that started it
+          throw e;
+        }
+        for (int i = 0; i < batches.size(); i++) {
+          String key = batchKey(workDirectory, membersOf(members, i));
+          if (ran[i] || KeyFile.upToDate(batchFile(workDirectory, i), keyFile(workDirectory, i), key)) {
+            continue;
+          }
+          fromCache[i] = restoreBatch(workDirectory, i, key, membersOf(members, i));
+          if (!fromCache[i]) {
+            ran[i] = true;
+            submitBatch(pool, workDirectory, i, batches.get(i));
+          }
+        }
+        pool.awaitAll((done, total, outcome) -> report(name, batches.size(), done, total, outcome, failures));
       }
-      try (Trace.Span span = Trace.current().span("inspect " + name + " (" + inputs.size() + " objects)", "archive")) {
-        inspections = inspect(name, inputs, output);
-      } catch (IOException | ArchiveInvalidException e) {
-        pool.awaitAll((done, total, outcome) -> {}); // no ar run outlives the build that started it
-        throw e;
+      if (!failures.isEmpty()) {
+        throw new ToolchainException(ar.command() + " failed on " + failures.size() + " batch(es) of archive '"
+            + name + "': " + failures.get(0).lines().findFirst().orElse("") + ". Check the archiver or set kernel.ar.");
       }
-      members = inspections.stream().map(ObjectInspector.Inspection::object).toList();
+      int batchesRun = 0;
       for (int i = 0; i < batches.size(); i++) {
-        String key = batchKey(workDirectory, membersOf(members, i));
-        if (ran[i] || KeyFile.upToDate(batchFile(workDirectory, i), keyFile(workDirectory, i), key)) {
-          continue;
-        }
-        fromCache[i] = restoreBatch(workDirectory, i, key, membersOf(members, i));
-        if (!fromCache[i]) {
-          ran[i] = true;
-          submitBatch(pool, workDirectory, i, batches.get(i));
+        if (ran[i] || fromCache[i]) {
+          String key = batchKey(workDirectory, membersOf(members, i));
+          KeyFile.record(keyFile(workDirectory, i), key);
+          if (ran[i] && cache != null) {
+            Path batch = batchFile(workDirectory, i);
+            cache.store(EntryKind.BATCH, key, batch, new ContentManifest(key, Hashing.ofFile(batch), List.of()).toBytes());
+          }
+          batchesRun += ran[i] ? 1 : 0;
         }
       }
-      pool.awaitAll((done, total, outcome) -> report(name, batches.size(), done, total, outcome, failures));
-    }
-    if (!failures.isEmpty()) {
-      throw new ToolchainException(ar.command() + " failed on " + failures.size() + " batch(es) of archive '"
-          + name + "': " + failures.get(0).lines().findFirst().orElse("") + ". Check the archiver or set kernel.ar.");
-    }
-    int batchesRun = 0;
-    for (int i = 0; i < batches.size(); i++) {
-      if (ran[i] || fromCache[i]) {
-        String key = batchKey(workDirectory, membersOf(members, i));
-        KeyFile.record(keyFile(workDirectory, i), key);
-        if (ran[i] && cache != null) {
-          Path batch = batchFile(workDirectory, i);
-          cache.store(EntryKind.BATCH, key, batch, new ContentManifest(key, Hashing.ofFile(batch), List.of()).toBytes());
+      try (Trace.Span span = Trace.current().span("check batches of " + name, "archive")) {
+        for (int i = 0; i < batches.size(); i++) {
+          checkBatch(batchFile(workDirectory, i), workDirectory, membersOf(members, i));
         }
-        batchesRun += ran[i] ? 1 : 0;
       }
+      AtomicFiles.publish(temporary, output);
+      return new Result(output, batches.size(), batchesRun, members);
+    } finally {
+      Files.deleteIfExists(temporary);
     }
-    try (Trace.Span span = Trace.current().span("combine " + name, "archive")) {
-      combine(workDirectory, batches.size(), inspections, output);
-    }
-    return new Result(output, batches.size(), batchesRun, members);
   }
 
   private List<InspectedObject> membersOf(List<InspectedObject> members, int batch) {
     return members.subList(batch * batchSize, Math.min(members.size(), (batch + 1) * batchSize));
   }
 
-  /** Reads every object once, on all cores; the first problem in archive order is reported. */
+  /** Inspects every object, on all cores; the first problem in archive order is reported. */
   private List<ObjectInspector.Inspection> inspect(String name, List<Input> inputs, Path output)
       throws IOException, ArchiveInvalidException {
     AtomicLong keepBudget = new AtomicLong(KEEP_BYTES);
     Object[] results = new Object[inputs.size()];
     IntStream.range(0, inputs.size()).parallel().forEach(i -> {
       Input input = inputs.get(i);
-      Optional<ObjectInspector.Inspection> known = prebuilt == null ? Optional.empty()
-          : prebuilt.take(input.object(), input.name());
-      if (known.isPresent()) {
-        results[i] = known.get(); // read once, at planning
-        return;
-      }
       try {
         results[i] = inspector.inspect(input.name(), input.object(), "object " + input.object() + " (member "
             + (i + 1) + " of archive '" + name + "')", keepBudget);
@@ -256,35 +261,42 @@ public final class ArchiveBuilder {
   }
 
   /**
-   * Checks that every thin batch lists exactly its planned objects at the sizes inspected, then
-   * copies the objects into the final archive (on all cores), each checked against its inspection.
+   * Writes the archive to {@code temporary} (on all cores), hashing each member from the bytes
+   * written, and checks that no object file changed since it was inspected (its symbols are in
+   * the index already).
    */
-  private void combine(Path workDirectory, int batches, List<ObjectInspector.Inspection> inspections, Path output)
+  private List<InspectedObject> write(Path temporary, List<ObjectInspector.Inspection> inspections, Path output)
       throws IOException, ArchiveInvalidException {
-    List<InspectedObject> members = inspections.stream().map(ObjectInspector.Inspection::object).toList();
-    for (int i = 0; i < batches; i++) {
-      checkBatch(batchFile(workDirectory, i), workDirectory, membersOf(members, i));
-    }
-    List<ArWriter.Entry> entries = new ArrayList<>(members.size());
+    List<ArWriter.Entry> entries = new ArrayList<>(inspections.size());
     for (ObjectInspector.Inspection inspection : inspections) {
-      InspectedObject member = inspection.object();
-      entries.add(new ArWriter.Entry(member.name(), member.size(), member.symbols(), inspection.bytes() != null
-          ? new ArWriter.InMemory(inspection.bytes())
-          : new ArWriter.FileRange(member.object(), 0, member.crc32c())));
+      entries.add(new ArWriter.Entry(inspection.name(), inspection.size(), inspection.symbols(),
+          inspection.bytes() != null ? new ArWriter.InMemory(inspection.bytes())
+              : new ArWriter.FileRange(inspection.object(), 0)));
     }
-    Path temporary = AtomicFiles.temporarySibling(output);
+    List<String> hashes;
     try {
-      ArWriter.write(temporary, entries, parallelism);
-      AtomicFiles.publish(temporary, output);
+      hashes = ArWriter.write(temporary, entries, parallelism);
     } catch (ArWriter.SourceChangedException e) {
       throw new ArchiveInvalidException(output, e.getMessage());
+    } catch (NoSuchFileException e) {
+      throw e; // an object vanished: the archive stage names it
     } catch (IOException e) {
       // Disk full, a file size limit, a read-only folder: name the file, leave nothing behind.
       throw new IOException("cannot write " + output + " (" + e.getMessage() + "); nothing was published."
           + " Check the free space, quota and permissions of " + output.getParent(), e);
-    } finally {
-      Files.deleteIfExists(temporary);
     }
+    List<InspectedObject> members = new ArrayList<>(inspections.size());
+    for (int i = 0; i < inspections.size(); i++) {
+      ObjectInspector.Inspection inspection = inspections.get(i);
+      // Kept bytes were checked and written as they are; a file read twice must not have changed between.
+      if (inspection.bytes() == null && !inspection.unchanged()) {
+        throw new ArchiveInvalidException(output, inspection.object() + " changed while it was archived (is"
+            + " another process writing it?). Run the build again once it is complete.");
+      }
+      members.add(new InspectedObject(inspection.name(), inspection.object(), inspection.size(),
+          inspection.modified(), hashes.get(i), inspection.symbols()));
+    }
+    return members;
   }
 
   /**

@@ -49,13 +49,12 @@ public final class ArchiveStage {
   private final Path outputDirectory;
   private final HeaderPaths headerPaths;
   private final ContentHashes hashes;
-  private final PrebuiltObjects prebuilt;
   private final BuildLog log;
   private final ArchiveValidator validator = new ArchiveValidator(ElfObject.hostMachine());
 
   /** @param cache {@code null} when the cache is disabled */
   public ArchiveStage(Tool ar, ProcessRunner runner, BuildCache cache, int batchSize, int parallelism,
-      Path outputDirectory, Path projectDirectory, ContentHashes hashes, PrebuiltObjects prebuilt, BuildLog log) {
+      Path outputDirectory, Path projectDirectory, ContentHashes hashes, BuildLog log) {
     this.ar = ar;
     this.runner = runner;
     this.cache = cache;
@@ -64,7 +63,6 @@ public final class ArchiveStage {
     this.outputDirectory = outputDirectory;
     this.headerPaths = new HeaderPaths(projectDirectory);
     this.hashes = hashes;
-    this.prebuilt = prebuilt;
     this.log = log;
   }
 
@@ -76,13 +74,34 @@ public final class ArchiveStage {
     return outputDirectory.resolve("archive").resolve(name);
   }
 
-  /** The key over everything the archive is made from: archiver, member names and member input keys. */
-  public String keyOf(ArchiveRequest request) {
+  /**
+   * The key over everything the archive is made from: archiver, member names and member input
+   * keys. Prebuilt objects are keyed by content: hashed here on all cores, unless the last build's
+   * hash still matches the file's size and time.
+   */
+  public String keyOf(ArchiveRequest request) throws IOException {
+    List<ArchiveRequest.Member> members = request.members();
+    List<Optional<String>> contents = List.of();
+    if (members.stream().anyMatch(ArchiveRequest.Member::keyedByContent)) {
+      // A slice only when something may be read: hashes this build took, or stamps that still match, need no read.
+      try (Trace.Span span = members.stream().anyMatch(m -> m.keyedByContent()
+          && hashes.hashedEarlier(m.object()).isEmpty() && hashes.fromStamp(m.object()).isEmpty())
+          ? Trace.current().span("hash prebuilt objects of " + request.name(), "archive") : null) {
+        contents = members.parallelStream()
+            .map(member -> member.keyedByContent() ? hashes.of(member.object()) : Optional.<String>empty()).toList();
+      }
+    }
     List<String> parts = new ArrayList<>(List.of(KEY_FORMAT, ar.identity(), ArchiveBuilder.AR_FLAGS,
         Integer.toString(ElfObject.hostMachine()), request.name()));
-    for (ArchiveRequest.Member member : request.members()) {
+    for (int i = 0; i < members.size(); i++) {
+      ArchiveRequest.Member member = members.get(i);
       parts.add(member.name());
-      parts.add(member.inputKey());
+      if (member.keyedByContent()) {
+        parts.add("prebuilt object " + contents.get(i).orElseThrow(() -> new NoSuchFileException(
+            member.object().toString(), null, "cannot be read")));
+      } else {
+        parts.add(member.inputKey());
+      }
     }
     return Hashing.ofStrings(parts);
   }
@@ -91,11 +110,22 @@ public final class ArchiveStage {
    * Before compiling: the archive if it needs no build (current, or a valid cache entry, which is
    * then copied into place); empty when it must be built.
    */
-  public Optional<Outcome> reuse(ArchiveRequest request) throws IOException, InterruptedException {
-    String key = keyOf(request);
+  public Optional<Outcome> reuse(ArchiveRequest request)
+      throws IOException, InterruptedException, BuildFailureException {
     Path target = archiveFile(request.name());
     Path localManifest = workDirectory(request.name()).resolve("manifest.txt");
     Optional<Manifest> local = readManifest(localManifest);
+    if (local.isEmpty() && cache == null) {
+      // Nothing to reuse, so no key is needed now: prebuilt objects are then read once, by the build.
+      return Optional.empty();
+    }
+    String key;
+    try {
+      key = keyOf(request);
+    } catch (NoSuchFileException e) {
+      throw new BuildFailureException("Object " + e.getFile() + " of archive '" + request.name()
+          + "' does not exist or cannot be read.");
+    }
     if (local.isPresent() && local.get().key().equals(key) && headersUnchanged(local.get())
         && stampMatches(request.name(), target)) {
       return Optional.of(new Outcome(request.name(), target, local.get().archiveDigest(), Status.UP_TO_DATE,
@@ -146,9 +176,10 @@ public final class ArchiveStage {
     ArchiveBuilder.Result built;
     String digest;
     try {
-      built = new ArchiveBuilder(ar, runner, batchSize, parallelism, cache, prebuilt, log)
+      built = new ArchiveBuilder(ar, runner, batchSize, parallelism, cache, log)
           .build(request.name(), inputs, workDirectory(request.name()), target);
       checkUnchangedSincePlanning(request.name(), built.members());
+      rememberPrebuiltHashes(request, built.members());
       ArReader.Contents contents;
       try (Trace.Span span = Trace.current().span("validate " + request.name(), "archive")) {
         contents = validator.validateWritten(target, built.members());
@@ -193,6 +224,16 @@ public final class ArchiveStage {
       if (planned.isPresent() && !planned.get().equals(member.sha256())) {
         throw new ArchiveInvalidException(archiveFile(name), member.object() + " changed while the build was "
             + "running (another process is writing it?). Run the build again once it is complete.");
+      }
+    }
+  }
+
+  /** Prebuilt objects were hashed as they were archived: that is their content key, now and next build. */
+  private void rememberPrebuiltHashes(ArchiveRequest request, List<InspectedObject> members) {
+    for (int i = 0; i < members.size(); i++) {
+      if (request.members().get(i).keyedByContent()) {
+        InspectedObject member = members.get(i);
+        hashes.remember(member.object(), member.sha256(), member.size(), member.modified().toMillis());
       }
     }
   }

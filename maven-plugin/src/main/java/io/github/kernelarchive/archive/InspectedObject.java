@@ -1,18 +1,20 @@
 package io.github.kernelarchive.archive;
 
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.List;
 
 /**
- * What one read of an object file tells the archive stage.
+ * An object as it went into an archive.
  *
  * @param name the member name it is archived under
- * @param sha256 content hash: batch keys, the manifest and later validation of the cached archive
- * @param crc32c cheap checksum of the same bytes, rechecked while the object is copied into the
- *     archive, so a file that changes after inspection never lands under a stale hash
+ * @param modified the object file's modification time when it was inspected (its hash is kept for
+ *     the next build while size and time still match)
+ * @param sha256 hash of the bytes archived: batch keys, the manifest and later validation of the
+ *     cached archive
  * @param symbols what the archive index lists for it
  */
-public record InspectedObject(String name, Path object, long size, String sha256, long crc32c,
+public record InspectedObject(String name, Path object, long size, FileTime modified, String sha256,
     List<String> symbols) {
   public InspectedObject {
     symbols = List.copyOf(symbols);

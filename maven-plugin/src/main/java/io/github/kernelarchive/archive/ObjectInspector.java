@@ -1,29 +1,33 @@
 package io.github.kernelarchive.archive;
 
 import io.github.kernelarchive.elf.ObjectRequirements;
-import io.github.kernelarchive.util.Hashing;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
-import java.util.HexFormat;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.zip.CRC32C;
 
 /**
- * Reads each object once, before anything is archived: SHA-256 and CRC-32C of its bytes, and from
- * the same bytes the ELF checks ({@link ObjectRequirements}) and the symbols for the index. A
- * wrong-CPU or non-object file is refused here, naming the file, before {@code ar} sees it.
- * Small objects' bytes can be kept, within a budget the caller shares between its threads, so
- * the archive is written from exactly the bytes that were hashed without opening the files again.
+ * Looks at each object before anything is archived: the ELF checks ({@link ObjectRequirements})
+ * and the symbols for the index. A wrong-CPU or non-object file is refused here, naming the file,
+ * before {@code ar} sees it. This does not read the payload: objects above {@link #READ_LIMIT}
+ * are mapped, and the checks touch only their header, section table and symbol table; the bytes
+ * are read once, by the write that copies and hashes them ({@link ArWriter}). Small objects are
+ * read whole, and kept within a budget the caller shares between its threads, so thousands of
+ * them are written from memory rather than by opening every file twice.
  */
 final class ObjectInspector {
-  /** Objects up to this size are read whole into an array; larger ones are streamed and mapped. */
-  private static final int WHOLE_READ_LIMIT = 4 << 20;
-  private static final int CHUNK = 1 << 20;
+  /**
+   * Objects up to this size are read whole; larger ones are mapped. Mapping costs a system call and
+   * an address range each (freed when collected, so the limit keeps their number moderate),
+   * reading costs a copy of every byte.
+   */
+  static final int READ_LIMIT = 16 << 10;
 
   private final ObjectRequirements requirements;
 
@@ -31,8 +35,21 @@ final class ObjectInspector {
     this.requirements = new ObjectRequirements(expectedMachine);
   }
 
-  /** One object's facts, and its bytes when they were kept ({@code null} otherwise). */
-  record Inspection(InspectedObject object, byte[] bytes) {}
+  /**
+   * One object's facts, as of {@code modified}, and its bytes when they were kept ({@code null}
+   * otherwise).
+   */
+  record Inspection(String name, Path object, long size, FileTime modified, List<String> symbols, byte[] bytes) {
+    Inspection {
+      symbols = List.copyOf(symbols);
+    }
+
+    /** Whether the file still has the size and modification time it had when it was inspected. */
+    boolean unchanged() throws IOException {
+      BasicFileAttributes now = Files.readAttributes(object, BasicFileAttributes.class);
+      return now.size() == size && now.lastModifiedTime().equals(modified);
+    }
+  }
 
   /**
    * @param where how messages name the object, e.g. "object '/x/k.o' (member 3 of archive 'k')"
@@ -40,17 +57,15 @@ final class ObjectInspector {
    */
   Inspection inspect(String name, Path object, String where, AtomicLong keepBudget)
       throws IOException, ObjectRequirements.MemberProblem {
+    // Taken before the bytes, so a write that lands while they are read changes it afterwards.
+    FileTime modified = Files.getLastModifiedTime(object);
     try (FileChannel channel = FileChannel.open(object, StandardOpenOption.READ)) {
       long size = channel.size();
-      MessageDigest sha = Hashing.sha256();
-      CRC32C crc = new CRC32C();
       ByteBuffer elf;
       byte[] kept = null;
-      if (size <= WHOLE_READ_LIMIT) {
+      if (size <= READ_LIMIT) {
         byte[] bytes = new byte[(int) size];
         readFully(channel, ByteBuffer.wrap(bytes), 0, object);
-        sha.update(bytes);
-        crc.update(bytes);
         elf = ByteBuffer.wrap(bytes);
         if (keepBudget.addAndGet(-size) >= 0) {
           kept = bytes;
@@ -58,20 +73,10 @@ final class ObjectInspector {
           keepBudget.addAndGet(size);
         }
       } else {
-        // Streamed for the hashes; mapped for the ELF checks, which touch only the header and symbol table.
-        byte[] bytes = new byte[CHUNK];
-        for (long at = 0; at < size; ) {
-          ByteBuffer chunk = ByteBuffer.wrap(bytes, 0, (int) Math.min(bytes.length, size - at));
-          readFully(channel, chunk, at, object);
-          sha.update(bytes, 0, chunk.limit());
-          crc.update(bytes, 0, chunk.limit());
-          at += chunk.limit();
-        }
         elf = channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
       }
       List<String> symbols = requirements.check(elf, where, object).definedExternalSymbols();
-      return new Inspection(new InspectedObject(name, object, size, HexFormat.of().formatHex(sha.digest()),
-          crc.getValue(), symbols), kept);
+      return new Inspection(name, object, size, modified, symbols, kept);
     }
   }
 

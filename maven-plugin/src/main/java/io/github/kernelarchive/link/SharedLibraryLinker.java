@@ -13,6 +13,7 @@ import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.util.AtomicFiles;
 import io.github.kernelarchive.util.Hashing;
 import io.github.kernelarchive.util.KeyFile;
+import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -94,13 +95,18 @@ public final class SharedLibraryLinker {
     }
 
     // Before the linker: it would stop at the first multiple definition; this lists them all.
-    DuplicateDefinitions.check(request.objects(), request.archives().stream().map(LinkRequest.Archive::file).toList());
+    try (Trace.Span span = Trace.current().span("duplicate definitions", "link")) {
+      DuplicateDefinitions.check(request.objects(), request.archives().stream().map(LinkRequest.Archive::file).toList());
+    }
     Path temporary = AtomicFiles.temporarySibling(library);
     try {
       List<String> withOutput = new ArrayList<>(arguments);
       withOutput.addAll(List.of("-o", temporary.toString()));
       String rsp = ResponseFile.write(linkDirectory.resolve(fileName + ".rsp"), withOutput);
-      ProcessResult result = runner.run(List.of(driver.command(), rsp), outputDirectory);
+      ProcessResult result;
+      try (Trace.Span span = Trace.current().span(linker.name() + " " + fileName, "link")) {
+        result = runner.run(List.of(driver.command(), rsp), outputDirectory);
+      }
       if (!result.succeeded()) {
         throw new BuildFailureException("Linking " + fileName + " (with " + linker.name() + ") failed:\n"
             + result.output().strip()

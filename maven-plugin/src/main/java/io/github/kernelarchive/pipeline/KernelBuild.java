@@ -4,7 +4,6 @@ import io.github.kernelarchive.archive.ArchiveRequest;
 import io.github.kernelarchive.archive.ArchiveStage.Outcome;
 import io.github.kernelarchive.archive.ArchiveStage.Status;
 import io.github.kernelarchive.archive.ArchiveStage;
-import io.github.kernelarchive.archive.PrebuiltObjects;
 import io.github.kernelarchive.audit.ExportAudit;
 import io.github.kernelarchive.cache.BuildCache;
 import io.github.kernelarchive.cache.LocalCache;
@@ -37,7 +36,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -106,18 +104,16 @@ public final class KernelBuild {
     Path hashFile = request.outputDirectory().resolve("state").resolve("file-hashes");
     ContentHashes hashes = ContentHashes.load(hashFile);
     BuildCache cache = cache(request);
-    PrebuiltObjects prebuiltObjects = new PrebuiltObjects(hashes);
     CompileStage compileStage = new CompileStage(toolchain,
         request.compileOptions().withIncludeDirectories(dependencies.includeDirectories()), request.outputDirectory(),
         request.projectDirectory(), request.jobs(), hashes, cache, log);
     CompileStage.Prepared prepared = compileStage.prepare(sources);
     ArchiveStage archiveStage = request.archiveNames().isEmpty() ? null : new ArchiveStage(toolchain.archiver(),
         toolchain.runner(), cache, request.batchSize(), request.jobs(), request.outputDirectory(),
-        request.projectDirectory(), hashes, prebuiltObjects, log);
+        request.projectDirectory(), hashes, log);
 
     // Archives that are current or come from the cache need none of their sources compiled.
-    List<ArchiveRequest> archiveRequests = archiveRequests(request, prepared, prebuilt, compileStage,
-        prebuiltObjects);
+    List<ArchiveRequest> archiveRequests = archiveRequests(request, prepared, prebuilt, compileStage);
     Map<String, Outcome> archives = new LinkedHashMap<>();
     Set<String> reused = new HashSet<>();
     for (ArchiveRequest archive : archiveRequests) {
@@ -199,8 +195,7 @@ public final class KernelBuild {
 
   /** Each archive's members: its compiled sources in source order, then its prebuilt objects. */
   private static List<ArchiveRequest> archiveRequests(KernelBuildRequest request, CompileStage.Prepared prepared,
-      Map<String, List<Path>> prebuilt, CompileStage compileStage, PrebuiltObjects prebuiltObjects)
-      throws BuildFailureException, IOException {
+      Map<String, List<Path>> prebuilt, CompileStage compileStage) throws BuildFailureException, IOException {
     List<ArchiveRequest> requests = new ArrayList<>();
     for (String name : request.archiveNames()) {
       List<ArchiveRequest.Member> members = new ArrayList<>();
@@ -210,13 +205,7 @@ public final class KernelBuild {
               compileStage.keyOf(job)));
         }
       }
-      List<Path> objects = prebuilt.getOrDefault(name, List.of());
-      List<Optional<String>> shas = prebuiltObjects.hash(name, objects);
-      for (int i = 0; i < objects.size(); i++) {
-        Path object = objects.get(i);
-        String sha = shas.get(i).orElseThrow(() -> new IOException("cannot read " + object));
-        members.add(new ArchiveRequest.Member(object.getFileName().toString(), object, "prebuilt object " + sha));
-      }
+      prebuilt.getOrDefault(name, List.of()).forEach(object -> members.add(ArchiveRequest.Member.prebuilt(object)));
       if (members.isEmpty() && prepared.skipped().stream().anyMatch(s -> s.unit().equals(name))) {
         // Every source needs a compiler this machine lacks (or the user switched off): the warning
         // above said so. Drop the archive, and its last output so nothing links a stale one.

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.kernelarchive.util.Hashing;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -14,7 +15,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,12 +31,10 @@ class ArWriterTest {
       byte[] content = new byte[sizes[i % sizes.length]];
       random.nextBytes(content);
       Path file = Files.write(dir.resolve("m" + i + ".bin"), content);
-      CRC32C crc = new CRC32C();
-      crc.update(content);
       String name = i % 4 == 0 ? "a-member-name-longer-than-sixteen-" + i + ".o" : "m" + i + ".o";
       // Every third member comes from memory, as small objects do after inspection.
       entries.add(new ArWriter.Entry(name, content.length, List.of("symbol_" + i), i % 3 == 2
-          ? new ArWriter.InMemory(content) : new ArWriter.FileRange(file, 0, crc.getValue())));
+          ? new ArWriter.InMemory(content) : new ArWriter.FileRange(file, 0)));
     }
     return entries;
   }
@@ -46,9 +44,10 @@ class ArWriterTest {
     List<ArWriter.Entry> entries = entries();
     Path serial = dir.resolve("serial.a");
     Path parallel = dir.resolve("parallel.a");
-    ArWriter.write(serial, entries, 1);
-    ArWriter.write(parallel, entries, 3);
+    List<String> serialHashes = ArWriter.write(serial, entries, 1);
+    List<String> parallelHashes = ArWriter.write(parallel, entries, 3);
     assertArrayEquals(Files.readAllBytes(serial), Files.readAllBytes(parallel));
+    assertEquals(serialHashes, parallelHashes);
 
     ArReader.Contents contents = ArReader.read(parallel);
     assertEquals(entries.stream().map(ArWriter.Entry::name).toList(),
@@ -59,6 +58,7 @@ class ArWriterTest {
         byte[] bytes = new byte[member.remaining()];
         member.get(bytes);
         assertTrue(Arrays.equals(Files.readAllBytes(dir.resolve("m" + i + ".bin")), bytes), "member " + i);
+        assertEquals(Hashing.of(bytes), parallelHashes.get(i), "hash of member " + i);
       }
     }
     // GNU ar reads it too, every member in order.
@@ -67,20 +67,19 @@ class ArWriterTest {
   }
 
   @Test
-  void aSourceThatChangedSinceItWasInspectedFailsTheWrite() throws Exception {
+  void eachHashIsOfTheBytesWrittenAndAShortenedSourceFailsTheWrite() throws Exception {
     List<ArWriter.Entry> entries = new ArrayList<>(entries());
-    ArWriter.Entry inspected = entries.get(4); // read from its file, nearly 1 MiB
-    Path source = ((ArWriter.FileRange) inspected.content()).file();
+    ArWriter.Entry fromFile = entries.get(4); // read from its file, nearly 1 MiB
+    Path source = ((ArWriter.FileRange) fromFile.content()).file();
     byte[] edited = Files.readAllBytes(source);
-    edited[edited.length / 2] ^= 1; // same size, other bytes
+    edited[edited.length / 2] ^= 1; // same size, other bytes: the hash follows what is written
     Files.write(source, edited);
-    ArWriter.SourceChangedException e = assertThrows(ArWriter.SourceChangedException.class,
-        () -> ArWriter.write(dir.resolve("changed.a"), entries, 2));
-    assertTrue(e.getMessage().contains(source + " changed after it was inspected")
-        && e.getMessage().contains("member '" + inspected.name() + "'"), e.getMessage());
+    List<String> hashes = ArWriter.write(dir.resolve("changed.a"), entries, 2);
+    assertEquals(Hashing.of(edited), hashes.get(4));
 
     Files.write(source, Arrays.copyOf(edited, edited.length / 2)); // now shorter
-    e = assertThrows(ArWriter.SourceChangedException.class, () -> ArWriter.write(dir.resolve("short.a"), entries, 2));
-    assertTrue(e.getMessage().contains(source + " ended before member"), e.getMessage());
+    ArWriter.SourceChangedException e = assertThrows(ArWriter.SourceChangedException.class,
+        () -> ArWriter.write(dir.resolve("short.a"), entries, 2));
+    assertTrue(e.getMessage().contains(source + " ended before member '" + fromFile.name() + "'"), e.getMessage());
   }
 }

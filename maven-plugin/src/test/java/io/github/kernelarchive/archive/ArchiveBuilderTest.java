@@ -34,7 +34,7 @@ class ArchiveBuilderTest {
 
   private Path build(Tool ar, List<PlannedMember> members, int batchSize, String tag) throws Exception {
     Path output = dir.resolve(tag + "/libk.a");
-    new ArchiveBuilder(ar, new io.github.kernelarchive.toolchain.ProcessRunner(Map.of()), batchSize, 2, null, null, log)
+    new ArchiveBuilder(ar, new io.github.kernelarchive.toolchain.ProcessRunner(Map.of()), batchSize, 2, null, log)
         .build("k", NativeObjects.inputs(members), dir.resolve(tag + "/work"), output);
     new ArchiveValidator(ElfObject.hostMachine()).validate(output, members);
     return output;

@@ -22,7 +22,7 @@ class ArchiveStageTest {
 
   private ArchiveStage stage(ContentHashes hashes) throws Exception {
     return new ArchiveStage(new Toolchain(ToolchainConfig.defaults(), System.getenv()).archiver(),
-        new ProcessRunner(Map.of()), null, 400, 2, dir.resolve("out"), dir, hashes, null, new RecordingLog());
+        new ProcessRunner(Map.of()), null, 400, 2, dir.resolve("out"), dir, hashes, new RecordingLog());
   }
 
   private static ArchiveRequest request(List<PlannedMember> members) {

@@ -37,7 +37,7 @@ class ArchiveValidatorTest {
   private Path build(List<PlannedMember> planned, String tag) throws Exception {
     Path output = dir.resolve(tag + "/libk.a");
     new ArchiveBuilder(new Toolchain(ToolchainConfig.defaults(), System.getenv()).archiver(),
-        new ProcessRunner(Map.of()), 4, 2, null, null, new RecordingLog()).build("k", NativeObjects.inputs(planned),
+        new ProcessRunner(Map.of()), 4, 2, null, new RecordingLog()).build("k", NativeObjects.inputs(planned),
         dir.resolve(tag + "/work"), output);
     return output;
   }
@@ -167,7 +167,8 @@ class ArchiveValidatorTest {
     List<InspectedObject> objects = new ArrayList<>();
     for (PlannedMember m : members) {
       List<String> symbols = ElfObject.parse(ByteBuffer.wrap(Files.readAllBytes(m.object()))).definedExternalSymbols();
-      objects.add(new InspectedObject(m.name(), m.object(), Files.size(m.object()), m.sha256(), 0, symbols));
+      objects.add(new InspectedObject(m.name(), m.object(), Files.size(m.object()), Files.getLastModifiedTime(m.object()),
+          m.sha256(), symbols));
     }
     return objects;
   }
@@ -178,7 +179,7 @@ class ArchiveValidatorTest {
 
     List<InspectedObject> moreSymbols = new ArrayList<>(inspected());
     InspectedObject m2 = moreSymbols.get(2);
-    moreSymbols.set(2, new InspectedObject(m2.name(), m2.object(), m2.size(), m2.sha256(), 0,
+    moreSymbols.set(2, new InspectedObject(m2.name(), m2.object(), m2.size(), m2.modified(), m2.sha256(),
         List.of("member_2", "not_in_the_index")));
     ArchiveInvalidException e = assertThrows(ArchiveInvalidException.class,
         () -> validator.validateWritten(archive, moreSymbols));
@@ -187,7 +188,8 @@ class ArchiveValidatorTest {
 
     List<InspectedObject> otherSize = new ArrayList<>(inspected());
     InspectedObject m4 = otherSize.get(4);
-    otherSize.set(4, new InspectedObject(m4.name(), m4.object(), m4.size() + 2, m4.sha256(), 0, m4.symbols()));
+    otherSize.set(4, new InspectedObject(m4.name(), m4.object(), m4.size() + 2, m4.modified(), m4.sha256(),
+        m4.symbols()));
     e = assertThrows(ArchiveInvalidException.class, () -> validator.validateWritten(archive, otherSize));
     assertTrue(e.getMessage().contains("member 'm4.o' (position 5) holds " + m4.size() + " bytes"), e.getMessage());
 

@@ -113,18 +113,18 @@ public class ArchiveBench {
 
   /**
    * One archive stage exactly as a build runs it (ArchiveStage.build, cache disabled): every
-   * object read once on all cores (hashes, ELF checks, symbols), batched ar overlapping that read
-   * on a fresh work directory, the checked copy into the archive, the structural read-back, digest
-   * and manifest. Returns how many batches ran ar.
+   * object inspected on all cores (ELF checks, symbols), batched ar overlapping the write that
+   * copies and hashes every object once, the batch checks, the structural read-back, digest and
+   * manifest. Returns how many batches ran ar.
    */
   static int stage(Tool ar, List<Path> files, int batch, Path work) throws Exception {
     Path stamps = work.resolve("file-hashes");
     ContentHashes hashes = ContentHashes.load(stamps);
     List<ArchiveRequest.Member> members = new ArrayList<>(files.size());
-    // The input key only matters to reuse() and the cache, neither of which runs here.
-    for (Path f : files) members.add(new ArchiveRequest.Member(f.getFileName().toString(), f, "prebuilt object"));
+    // Keyed by content, as <objects> are: the stage hashes them as it writes them.
+    for (Path f : files) members.add(ArchiveRequest.Member.prebuilt(f));
     ArchiveStage stage = new ArchiveStage(ar, new ProcessRunner(Map.of()), null, batch,
-        Runtime.getRuntime().availableProcessors(), work.resolve("out"), work, hashes, null, QUIET);
+        Runtime.getRuntime().availableProcessors(), work.resolve("out"), work, hashes, QUIET);
     ArchiveStage.Outcome outcome = stage.build(new ArchiveRequest("bench", members), Map.of());
     hashes.save(stamps);
     return outcome.batchesRun();

@@ -8,11 +8,15 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 count=${1:-5000}
 repeats=${2:-3}
 work=$repo/bench/work/archive
-"$repo/mvnw" -B -q -o -f "$repo/pom.xml" -pl maven-plugin -DskipTests -Dinvoker.skip compile
+# Not offline: on a fresh machine the dependency plugin may still have to be downloaded.
+mkdir -p "$repo/bench/work"
+"$repo/mvnw" -B -q -f "$repo/pom.xml" -pl maven-plugin -DskipTests -Dinvoker.skip compile \
+  dependency:build-classpath -Dmdep.outputFile="$repo/bench/work/plugin.classpath" -Dmdep.includeScope=runtime
+classpath="$repo/maven-plugin/target/classes:$(cat "$repo/bench/work/plugin.classpath")"
 bash "$(dirname "$0")/generate-objects.sh" "$work/small-$count" "$count" small
 bash "$(dirname "$0")/generate-objects.sh" "$work/payload-$count" "$count" payload
 echo "$(nproc) cores; $(llvm-ar --version | grep -i version | head -1); $(ar --version | head -1)"
 for kind in small payload; do
-  java -Drepeats="$repeats" -cp "$repo/maven-plugin/target/classes" "$(dirname "$0")/ArchiveBench.java" \
+  java -Drepeats="$repeats" -cp "$classpath" "$(dirname "$0")/ArchiveBench.java" \
     "$work/$kind-$count/obj" "$work/run-$kind" "$kind objects"
 done

@@ -10,12 +10,22 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.commons.compress.archivers.ar.ArArchiveEntry;
+import org.apache.commons.compress.archivers.ar.ArArchiveInputStream;
 
 /**
  * Reads the table of contents of a System V/GNU archive (what GNU ar and llvm-ar write on Linux):
  * the members in order, the symbol index ({@code /} or {@code /SYM64/}) and long names
- * ({@code //}). BSD {@code #1/len} names are understood too. Every header is checked, so a
- * truncated or damaged archive is reported with the offset where it goes wrong.
+ * ({@code //}); BSD {@code #1/len} names too. A truncated or damaged archive is reported with the
+ * offset where it goes wrong.
+ *
+ * <p>Members and their names are read by Commons Compress ({@link ArArchiveInputStream}). What it
+ * lacks is here: it passes the symbol index on as an unparsed entry (named {@code ""} or
+ * {@code /SYM64}), reports no header offsets (the index points at headers; the offset is derived
+ * from where the member's data starts), does not check that a member fits in the file (it just
+ * stops), keeps the NULs that pad BSD names, reads no thin archives ({@code !<thin>}, what the
+ * batches are), and decodes names as US-ASCII. Thin archives, and archives whose names are not ASCII, are read by this class's own
+ * scanner, which reads every kind.
  */
 public final class ArReader {
   static final byte[] MAGIC = "!<arch>\n".getBytes(StandardCharsets.US_ASCII);
@@ -37,7 +47,61 @@ public final class ArReader {
   }
 
   public static Contents read(FileChannel channel) throws IOException, ArFormatException {
-    return scan(channel, false);
+    long size = channel.size();
+    checkMagic(channel, size, false);
+    List<ArMember> members = new ArrayList<>();
+    List<IndexEntry> index = null;
+    ArArchiveInputStream in = new ArArchiveInputStream(new ChannelInputStream(channel, size));
+    try {
+      FileWindow headers = new FileWindow(channel, size);
+      for (ArArchiveEntry entry; (entry = in.getNextEntry()) != null; ) {
+        long data = in.getBytesRead(); // where its content starts (after a BSD name)
+        long header = headerOffset(headers, data, entry.getName());
+        // llvm-ar pads BSD names with NULs, which Commons Compress keeps.
+        String name = entry.getName().replace("\0", "");
+        if (entry.getLength() > size - data) {
+          throw new ArFormatException("truncated: member at offset " + header + " declares " + entry.getLength()
+              + " bytes but the file ends after " + (size - data));
+        }
+        if (name.isEmpty() || name.equals("/SYM64")) {
+          index = readIndex(channel, data, entry.getLength(), name.isEmpty() ? 4 : 8);
+        } else if (name.startsWith("__.SYMDEF")) {
+          continue; // a BSD index: not needed on Linux, where GNU and llvm-ar write the GNU one
+        } else if (name.indexOf('\uFFFD') >= 0) {
+          return scan(channel, false); // a UTF-8 name, which Commons Compress decodes as US-ASCII
+        } else {
+          members.add(new ArMember(name, header, data, entry.getLength()));
+        }
+      }
+    } catch (ChannelInputStream.ReadFailure e) {
+      throw (IOException) e.getCause();
+    } catch (ArFormatException e) {
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      // Commons Compress reports every damaged header as an IOException (some as unchecked ones).
+      throw new ArFormatException("damaged archive near offset " + in.getBytesRead() + ": " + e.getMessage());
+    }
+    return new Contents(List.copyOf(members), index == null ? null : List.copyOf(index), size);
+  }
+
+  /**
+   * Where the header of the member whose data starts at {@code data} begins: right before it, or
+   * for a BSD name ({@code #1/len}), which is stored at the start of the data, before that name.
+   */
+  private static long headerOffset(FileWindow headers, long data, String name) throws IOException {
+    boolean trailerBefore = data >= MAGIC.length + HEADER_SIZE
+        && headers.read(data - 2, 2).equals(ByteBuffer.wrap(new byte[] {'`', '\n'}));
+    return trailerBefore ? data - HEADER_SIZE : data - HEADER_SIZE - name.length();
+  }
+
+  private static void checkMagic(FileChannel channel, long size, boolean thin) throws IOException, ArFormatException {
+    ByteBuffer magic = readFully(channel, 0, MAGIC.length, size, "archive magic");
+    if (!magic.equals(ByteBuffer.wrap(thin ? THIN_MAGIC : MAGIC))) {
+      String start = StandardCharsets.ISO_8859_1.decode(magic.rewind()).toString();
+      throw new ArFormatException(thin ? "not a thin archive (no '!<thin>' magic)"
+          : start.startsWith("!<thin>") ? "thin archive: members are not stored inside it"
+          : "no '!<arch>' magic: not an ar archive");
+    }
   }
 
   /**
@@ -51,13 +115,7 @@ public final class ArReader {
 
   private static Contents scan(FileChannel channel, boolean thin) throws IOException, ArFormatException {
     long size = channel.size();
-    ByteBuffer magic = readFully(channel, 0, MAGIC.length, size, "archive magic");
-    if (!magic.equals(ByteBuffer.wrap(thin ? THIN_MAGIC : MAGIC))) {
-      String start = StandardCharsets.ISO_8859_1.decode(magic.rewind()).toString();
-      throw new ArFormatException(thin ? "not a thin archive (no '!<thin>' magic)"
-          : start.startsWith("!<thin>") ? "thin archive: members are not stored inside it"
-          : "no '!<arch>' magic: not an ar archive");
-    }
+    checkMagic(channel, size, thin);
     List<ArMember> members = new ArrayList<>();
     List<IndexEntry> index = null;
     byte[] longNames = null;

@@ -27,7 +27,9 @@ import java.util.concurrent.Future;
  * from exactly the bytes written, so the copy is also the read that hashes it (callers need no
  * separate pass over the payload, and a hash can never describe other bytes than the archive's).
  * Deterministic: zero timestamps, uid and gid, mode 644, so the same members give the same bytes.
- * Members whose names repeat are all kept.
+ * Members whose names repeat are all kept. Written here because Commons Compress's ar writer
+ * writes neither a symbol index (GNU {@code /} or {@code /SYM64/}) nor GNU long names (only BSD
+ * ones), and copies members one at a time.
  */
 public final class ArWriter {
   private static final long FOUR_GIB = 0xFFFF_FFFFL;

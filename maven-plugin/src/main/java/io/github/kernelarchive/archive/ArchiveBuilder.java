@@ -26,7 +26,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
@@ -69,6 +71,7 @@ public final class ArchiveBuilder {
   private final BuildCache cache;
   private final BuildLog log;
   private final ObjectInspector inspector = new ObjectInspector(ElfObject.hostMachine());
+  private final Map<Path, Path> realFolders = new ConcurrentHashMap<>();
 
   /**
    * @param cache where finished batches are kept and looked up; {@code null}: none
@@ -316,12 +319,17 @@ public final class ArchiveBuilder {
       throw new ArchiveInvalidException(batchFile, ar.command() + " recorded " + recorded.size() + " of the "
           + planned.size() + " objects of this batch");
     }
+    // Batches are given paths relative to their real folder (where ar runs). GNU ar records them as
+    // given; llvm-ar records them relative to the batch's path as named on its command line, which
+    // differs when a folder on the way is a symbolic link; either may also store absolute paths.
+    Path realFolder = realFolder(folder);
+    Path namedFolder = folder.toAbsolutePath().normalize();
     for (int m = 0; m < planned.size(); m++) {
-      Path expected = planned.get(m).object().toAbsolutePath().normalize();
-      // Batches are given paths relative to their folder; an archiver may also store absolute ones.
-      if (!folder.toAbsolutePath().resolve(recorded.get(m).name()).normalize().equals(expected)) {
-        throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " is '" + recorded.get(m).name()
-            + "' but " + expected + " was planned there (missing, extra or reordered member)");
+      Path expected = real(planned.get(m).object());
+      String name = recorded.get(m).name();
+      if (!real(realFolder.resolve(name)).equals(expected) && !real(namedFolder.resolve(name)).equals(expected)) {
+        throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " is '" + name + "' but " + expected
+            + " was planned there (missing, extra or reordered member)");
       }
       if (recorded.get(m).size() != planned.get(m).size()) {
         throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " (" + expected + ") was recorded at "
@@ -370,8 +378,29 @@ public final class ArchiveBuilder {
     return Hashing.ofStrings(parts);
   }
 
-  private static String relativePath(Path workDirectory, Path object) {
-    return workDirectory.toAbsolutePath().normalize().relativize(object.toAbsolutePath().normalize()).toString();
+  /**
+   * Between real folders: archivers resolve a thin member against the batch's real folder, so a
+   * {@code target/} (or objects folder) reached through a symbolic link must not be taken lexically.
+   */
+  private String relativePath(Path workDirectory, Path object) {
+    return realFolder(workDirectory).relativize(real(object)).toString();
+  }
+
+  /** The file in its real folder; the file name is kept, as archivers keep it. */
+  private Path real(Path file) {
+    Path absolute = file.toAbsolutePath().normalize();
+    return absolute.getParent() == null ? absolute : realFolder(absolute.getParent()).resolve(absolute.getFileName());
+  }
+
+  /** Resolved once per folder: thousands of objects share a few, and each resolution costs a system call per element. */
+  private Path realFolder(Path folder) {
+    return realFolders.computeIfAbsent(folder.toAbsolutePath().normalize(), absolute -> {
+      try {
+        return absolute.toRealPath();
+      } catch (IOException e) {
+        return absolute; // not there (yet): reported where it is read
+      }
+    });
   }
 
   private static void removeBatchesBeyond(Path workDirectory, int count) throws IOException {

@@ -3,7 +3,7 @@ package io.github.kernelarchive.deps;
 import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.common.BuildLog;
 import io.github.kernelarchive.common.ToolchainException;
-import io.github.kernelarchive.scan.AntPattern;
+import io.github.kernelarchive.scan.AntPatterns;
 import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.scan.SourceFile;
 import io.github.kernelarchive.stub.StubRequest;
@@ -80,9 +80,8 @@ public final class DependencyStage {
             + places + "\nInstall it, or point " + dependency.name().toUpperCase(Locale.ROOT)
             + "_DIR (or _INCLUDE_PATH and _LIBRARY_PATH) at it.");
       }
-      List<AntPattern> patterns = dependency.sourcePatterns().stream().map(AntPattern::new).toList();
-      List<SourceFile> dropped = kept.stream()
-          .filter(s -> patterns.stream().anyMatch(p -> p.matches(s.relativePath()))).toList();
+      AntPatterns patterns = AntPatterns.of(dependency.sourcePatterns());
+      List<SourceFile> dropped = kept.stream().filter(s -> patterns.matches(s.relativePath())).toList();
       kept.removeAll(dropped);
       log.info("Dependency " + dependency.name() + " not found (optional): " + dropped.size()
           + " source(s) that need it dropped: " + String.join(", ", dropped.stream().map(SourceFile::displayName).toList()));

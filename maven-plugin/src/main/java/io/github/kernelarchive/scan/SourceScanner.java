@@ -16,7 +16,9 @@ import java.util.Optional;
 
 /**
  * Finds the sources of a {@link SourceSet}. The order is the sorted relative path, so plans,
- * object lists and archives come out the same on every machine.
+ * object lists and archives come out the same on every machine. Maven's default excludes
+ * (version-control folders such as {@code .git}, editor backups and locks such as {@code k.cu~}
+ * and {@code .#k.cu}) are never selected, as in Maven's own plugins; their folders are not walked.
  */
 public final class SourceScanner {
 
@@ -49,13 +51,15 @@ public final class SourceScanner {
       throw new BuildFailureException("Directory " + set.directory() + " of " + describe(set)
           + " does not exist. Create it or fix <directory> in the plugin configuration.");
     }
-    List<AntPattern> includes = set.includes().stream().map(AntPattern::new).toList();
-    List<AntPattern> excludes = set.excludes().stream().map(AntPattern::new).toList();
+    AntPatterns includes = AntPatterns.of(set.includes());
+    AntPatterns excludes = AntPatterns.of(set.excludes());
     List<String> found = new ArrayList<>();
     for (Path file : regularFiles(set)) {
       String relative = relativePath(set.directory(), file);
-      boolean included = includes.isEmpty() ? byDefault.test(file.getFileName().toString()) : anyMatch(includes, relative);
-      if (included && !anyMatch(excludes, relative)) {
+      boolean included = includes.isEmpty() ? byDefault.test(file.getFileName().toString()) : includes.matches(relative);
+      // Default excludes are all "**/name" or "**/name/**": folders were pruned, the file's name is enough.
+      if (included && !excludes.matches(relative)
+          && !AntPatterns.DEFAULT_EXCLUDES.matches(file.getFileName().toString())) {
         found.add(relative);
       }
     }
@@ -73,6 +77,13 @@ public final class SourceScanner {
     List<Path> cycles = new ArrayList<>();
     Files.walkFileTree(set.directory(), EnumSet.of(FileVisitOption.FOLLOW_LINKS), Integer.MAX_VALUE,
         new SimpleFileVisitor<>() {
+          @Override
+          public FileVisitResult preVisitDirectory(Path directory, BasicFileAttributes attributes) {
+            boolean excluded = !directory.equals(set.directory())
+                && AntPatterns.DEFAULT_EXCLUDES.matches(directory.getFileName().toString());
+            return excluded ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+          }
+
           @Override
           public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
             if (attributes.isRegularFile()) {
@@ -103,15 +114,6 @@ public final class SourceScanner {
 
   private static String relativePath(Path root, Path file) {
     return root.relativize(file).toString().replace(java.io.File.separatorChar, '/');
-  }
-
-  private static boolean anyMatch(List<AntPattern> patterns, String relative) {
-    for (AntPattern pattern : patterns) {
-      if (pattern.matches(relative)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private static String describe(SourceSet set) {

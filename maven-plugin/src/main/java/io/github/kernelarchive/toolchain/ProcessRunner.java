@@ -9,7 +9,9 @@ import java.util.Map;
 
 /**
  * Runs a tool with an argument vector (never through a shell, so names with spaces, quotes or
- * {@code @} reach the tool unchanged) and collects its output.
+ * {@code @} reach the tool unchanged) and collects its output. Plexus Utils' {@code Commandline}
+ * is not used: it builds a shell command line and quotes for that shell, which is what this
+ * avoids; {@link ProcessBuilder} already takes the vector as it is.
  */
 public final class ProcessRunner {
   private final Map<String, String> extraEnvironment;

@@ -70,6 +70,20 @@ class ArchiveBuilderTest {
     }
   }
 
+  /** A CI layout: the build folder is a link into scratch space, elsewhere in the tree than the objects. */
+  @ParameterizedTest
+  @ValueSource(strings = {"ar", "llvm-ar"})
+  void aWorkFolderReachedThroughASymbolicLinkStillChecksItsBatches(String arName) throws Exception {
+    Tool ar = archiver(arName);
+    List<PlannedMember> members = NativeObjects.members(dir.resolve("checkout/obj"), 12, i -> "k" + i + ".o");
+    Path scratch = Files.createDirectories(dir.resolve("scratch/deep/er/target"));
+    Path target = Files.createSymbolicLink(dir.resolve("checkout/target"), scratch);
+    Path output = target.resolve("libk.a");
+    new ArchiveBuilder(ar, new io.github.kernelarchive.toolchain.ProcessRunner(Map.of()), 5, 2, null, log)
+        .build("k", NativeObjects.inputs(members), target.resolve("work"), output);
+    new ArchiveValidator(ElfObject.hostMachine()).validate(output, members);
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"llvm-ar"})
   void onlyTheBatchOfAChangedObjectRunsAgain(String arName) throws Exception {

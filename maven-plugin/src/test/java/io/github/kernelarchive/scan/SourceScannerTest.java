@@ -17,13 +17,35 @@ class SourceScannerTest {
 
   @Test
   void antPatterns() {
-    assertTrue(new AntPattern("**/*.cu").matches("a.cu"));
-    assertTrue(new AntPattern("**/*.cu").matches("x/y/a.cu"));
-    assertFalse(new AntPattern("*.cu").matches("x/a.cu"));
-    assertTrue(new AntPattern("fwd/**").matches("fwd/a/b.cu"));
-    assertTrue(new AntPattern("fwd/").matches("fwd/a.cu"));
-    assertTrue(new AntPattern("**/hdim?4.cu").matches("f/hdim64.cu"));
-    assertFalse(new AntPattern("**/hdim?4.cu").matches("f/hdim128.cu"));
+    assertTrue(AntPatterns.of(List.of("**/*.cu")).matches("a.cu"));
+    assertTrue(AntPatterns.of(List.of("**/*.cu")).matches("x/y/a.cu"));
+    assertFalse(AntPatterns.of(List.of("*.cu")).matches("x/a.cu"));
+    assertTrue(AntPatterns.of(List.of("fwd/**")).matches("fwd/a/b.cu"));
+    assertTrue(AntPatterns.of(List.of("fwd/")).matches("fwd/a.cu"));
+    assertTrue(AntPatterns.of(List.of("**/hdim?4.cu")).matches("f/hdim64.cu"));
+    assertFalse(AntPatterns.of(List.of("**/hdim?4.cu")).matches("f/hdim128.cu"));
+    assertTrue(AntPatterns.of(List.of("fwd/**/bf16/*.cu")).matches("fwd/bf16/a.cu"));
+    assertTrue(AntPatterns.of(List.of("fwd/**/bf16/*.cu")).matches("fwd/h64/sm90/bf16/a.cu"));
+    assertFalse(AntPatterns.of(List.of("fwd/**/bf16/*.cu")).matches("fwd/h64/fp16/a.cu"));
+    assertFalse(AntPatterns.of(List.of("**/*.cu")).matches("x/a.CU"), "case-sensitive, as Linux paths are");
+    assertTrue(AntPatterns.of(List.of("fwd\\*.cu")).matches("fwd/a.cu"), "Windows separators in a pom");
+  }
+
+  @Test
+  void includesExcludesAndMavensDefaultExcludes() throws Exception {
+    for (String name : List.of("fwd/h64/a.cu", "fwd/h64/a.cu~", "fwd/h128/b.cu", "fwd/.#b.cu", "bwd/c.cu",
+        ".git/objects/stray.cu", "fwd/.svn/d.cu", "fwd/h64/#e.cu#", "fwd/test/t.cu")) {
+      Files.createDirectories(root.resolve(name).getParent());
+      Files.writeString(root.resolve(name), "");
+    }
+    List<SourceFile> found = new SourceScanner().scan(new SourceSet("fwd", root, List.of("fwd/**", "**/c.?u"),
+        List.of("**/test/**")));
+    assertEquals(List.of("bwd/c.cu", "fwd/h128/b.cu", "fwd/h64/a.cu"),
+        found.stream().map(SourceFile::relativePath).toList());
+    // With no <includes> the default (every known source extension) meets the same default excludes.
+    assertEquals(List.of("bwd/c.cu", "fwd/h128/b.cu", "fwd/h64/a.cu", "fwd/test/t.cu"),
+        new SourceScanner().scan(new SourceSet("fwd", root, List.of(), List.of())).stream()
+            .map(SourceFile::relativePath).toList());
   }
 
   @Test

@@ -1,0 +1,81 @@
+package io.github.kernelarchive.archive;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+
+/**
+ * An input stream over a file channel for Commons Compress's archive reader: reads go through a
+ * small buffer, and skipping a member moves the position instead of reading its bytes (the JDK's
+ * channel streams read what they skip), so listing the members of a 300 MB archive reads its
+ * headers only. Reads are positional and leave the channel's own position alone.
+ */
+final class ChannelInputStream extends InputStream {
+  /** A failure of the file itself, told apart from the reader's complaints about the format. */
+  static final class ReadFailure extends IOException {
+    ReadFailure(IOException cause) {
+      super(cause.getMessage(), cause);
+    }
+  }
+
+  private final FileChannel channel;
+  private final long size;
+  private final ByteBuffer buffer = ByteBuffer.allocate(8 << 10).limit(0);
+  private long position; // of the buffer's next byte in the file
+
+  ChannelInputStream(FileChannel channel, long size) {
+    this.channel = channel;
+    this.size = size;
+  }
+
+  @Override
+  public int read() throws IOException {
+    byte[] one = new byte[1];
+    return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+  }
+
+  @Override
+  public int read(byte[] into, int offset, int length) throws IOException {
+    if (length == 0) {
+      return 0;
+    }
+    if (!buffer.hasRemaining() && !fill()) {
+      return -1;
+    }
+    int n = Math.min(length, buffer.remaining());
+    buffer.get(into, offset, n);
+    position += n;
+    return n;
+  }
+
+  @Override
+  public long skip(long count) {
+    long skipped = Math.max(0, Math.min(count, size - position));
+    if (skipped <= buffer.remaining()) {
+      buffer.position(buffer.position() + (int) skipped);
+    } else {
+      buffer.limit(0);
+    }
+    position += skipped;
+    return skipped;
+  }
+
+  private boolean fill() throws IOException {
+    if (position >= size) {
+      return false;
+    }
+    buffer.clear().limit((int) Math.min(buffer.capacity(), size - position));
+    try {
+      while (buffer.hasRemaining()) {
+        if (channel.read(buffer, position + buffer.position()) < 0) {
+          break; // shorter than when it was opened: what is there is all there is
+        }
+      }
+    } catch (IOException e) {
+      throw new ReadFailure(e);
+    }
+    buffer.flip();
+    return buffer.hasRemaining();
+  }
+}

@@ -13,21 +13,34 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.Callable;
 
 /**
  * Runs compile jobs on a bounded pool. Every finished job prints one {@code [n/N]} line as it
  * finishes; a failure prints the compiler's own output and the remaining jobs still run, so one
  * build reports every broken source.
+ *
+ * <p>With a compile farm the pool may be larger than this machine ({@code kernel.jobs} counts the
+ * farm's slots), so jobs that run here (nvcc and hipcc, which the farm never gets, and every job
+ * without a farm) also take one of {@code localSlots} permits: the machine is not oversubscribed.
+ * A job the farm failed for its own reasons (a host that died, refused or timed out) is compiled
+ * once more locally, and its {@code [n/N]} line says so.
  */
 public final class CompileExecutor {
 
   /**
    * The result of one job. {@code result} is null when the compiler could not be started or did
    * not need to run ({@code restored}: the object came from the cache); {@code problem} says what
-   * went wrong outside the compiler's own output.
+   * went wrong outside the compiler's own output; {@code fallback}, when not null, why the farm's
+   * attempt was replaced by a local compile.
    */
-  public record Outcome(Planned planned, ProcessResult result, String problem, boolean restored) {
+  public record Outcome(Planned planned, ProcessResult result, String problem, boolean restored, String fallback) {
+    Outcome(Planned planned, ProcessResult result, String problem, boolean restored) {
+      this(planned, result, problem, restored, null);
+    }
+
     public boolean succeeded() {
       return restored || result != null && result.succeeded() && problem == null;
     }
@@ -44,12 +57,19 @@ public final class CompileExecutor {
 
   private final ProcessRunner runner;
   private final int parallelism;
+  private final Semaphore localSlots;
   private final Path workingDirectory;
   private final BuildLog log;
 
   public CompileExecutor(ProcessRunner runner, int parallelism, Path workingDirectory, BuildLog log) {
+    this(runner, parallelism, parallelism, workingDirectory, log);
+  }
+
+  /** @param localSlots jobs that may run on this machine at once, whatever the pool's size */
+  public CompileExecutor(ProcessRunner runner, int parallelism, int localSlots, Path workingDirectory, BuildLog log) {
     this.runner = runner;
     this.parallelism = Math.max(1, parallelism);
+    this.localSlots = new Semaphore(Math.max(1, Math.min(localSlots, this.parallelism)));
     this.workingDirectory = workingDirectory;
     this.log = log;
   }
@@ -82,25 +102,58 @@ public final class CompileExecutor {
       if (store.restore(planned)) {
         return new Outcome(planned, null, null, true);
       }
+      Optional<String> farm = FarmLauncher.farmIn(job.launcher());
       ProcessResult result;
+      String fallback = null;
       try {
-        result = runner.run(job.commandLine(), workingDirectory, job.environment());
+        result = farm.isPresent() ? runner.run(job.commandLine(), workingDirectory, job.environment())
+            : runLocally(job.commandLine(), job);
+        if (farm.isPresent() && FarmLauncher.farmFailed(result)) {
+          fallback = farm.get() + " failed (exit " + result.exitCode() + ": "
+              + result.output().strip().lines().reduce((first, last) -> last).orElse("no output") + ")";
+        }
       } catch (IOException e) {
-        return new Outcome(planned, null, "could not start " + job.commandLine().get(0) + ": " + e.getMessage(),
-            false);
+        if (farm.isEmpty()) {
+          return new Outcome(planned, null, "could not start " + job.commandLine().get(0) + ": " + e.getMessage(),
+              false);
+        }
+        result = null;
+        fallback = farm.get() + " could not be started (" + e.getMessage() + ")";
+      }
+      if (fallback != null) {
+        // The farm's failure, not the source's: once more here, without it (a half-written object is overwritten).
+        List<String> local = new ArrayList<>(FarmLauncher.local(job.launcher()));
+        local.addAll(job.argv());
+        try {
+          result = runLocally(local, job);
+        } catch (IOException e) {
+          return new Outcome(planned, null, "could not start " + local.get(0) + ": " + e.getMessage(), false,
+              fallback);
+        }
       }
       if (result.succeeded()) {
         store.compiled(planned);
       }
-      return new Outcome(planned, result, null, false);
+      return new Outcome(planned, result, null, false, fallback);
     } catch (IOException e) {
       return new Outcome(planned, null, "its object could not be stored or recorded: " + e.getMessage(), false);
     }
   }
 
+  /** Runs a command that uses this machine's cores, within the local slots. */
+  private ProcessResult runLocally(List<String> commandLine, CompileJob job) throws IOException, InterruptedException {
+    localSlots.acquire();
+    try {
+      return runner.run(commandLine, workingDirectory, job.environment());
+    } finally {
+      localSlots.release();
+    }
+  }
+
   private void report(int done, int total, Outcome outcome) {
     CompileJob job = outcome.planned().job();
-    String line = "[" + done + "/" + total + "] " + job.source().language().label() + " " + job.source().displayName();
+    String line = "[" + done + "/" + total + "] " + job.source().language().label() + " " + job.source().displayName()
+        + (outcome.fallback() == null ? "" : " (" + outcome.fallback() + "; compiled locally)");
     if (outcome.restored()) {
       log.info(line + " (from cache)");
       return;

@@ -123,7 +123,9 @@ public final class CompileStage {
     }
     long planned = System.nanoTime();
 
-    List<Outcome> outcomes = new CompileExecutor(toolchain.runner(), parallelism, workingDirectory, log)
+    // kernel.jobs may count a compile farm's slots; what runs here keeps to this machine's cores.
+    int localSlots = Math.min(parallelism, Runtime.getRuntime().availableProcessors());
+    List<Outcome> outcomes = new CompileExecutor(toolchain.runner(), parallelism, localSlots, workingDirectory, log)
         .run(plan.toCompile(), new CompileExecutor.ObjectStore() {
           @Override
           public boolean restore(Planned planned) throws IOException, InterruptedException {
@@ -187,26 +189,13 @@ public final class CompileStage {
     return setups;
   }
 
-  /** Compile farms that only know C and C++: their hosts have no nvcc or hipcc to run. */
-  private static final java.util.Set<String> C_FAMILY_FARMS = java.util.Set.of("distcc", "pump", "icecc", "icerun");
-
   /**
    * The launcher for one language. A C/C++ compile farm ({@code distcc}, {@code icecc}, also behind
    * {@code ccache}) never gets nvcc or hipcc: those compiles run locally (still through ccache
    * when it leads the launcher, which understands nvcc), as the farm hosts cannot run them.
    */
   static List<String> launcherFor(Language language, List<String> launcher) {
-    if (language != Language.CUDA && language != Language.HIP) {
-      return launcher;
-    }
-    List<String> kept = new ArrayList<>();
-    for (String word : launcher) {
-      if (C_FAMILY_FARMS.contains(Path.of(word).getFileName().toString())) {
-        break; // the farm and whatever it was given to run after it
-      }
-      kept.add(word);
-    }
-    return kept;
+    return language == Language.CUDA || language == Language.HIP ? FarmLauncher.local(launcher) : launcher;
   }
 
   private String whyAbsent(Language language) {

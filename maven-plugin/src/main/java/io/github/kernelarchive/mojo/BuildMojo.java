@@ -117,7 +117,11 @@ public class BuildMojo extends AbstractMojo {
   @Parameter(property = "kernel.launcher")
   private String launcher;
 
-  /** Parallel compile jobs. Default: the number of processors. */
+  /**
+   * Parallel compile jobs. Default: the number of processors; with distcc in the launcher, the
+   * slots of its hosts ({@code distcc -j}). May exceed the local cores when a compile farm takes
+   * the work: jobs that run locally (nvcc, hipcc, archiving) still keep to the local cores.
+   */
   @Parameter(property = "kernel.jobs")
   private Integer jobs;
 
@@ -284,10 +288,10 @@ public class BuildMojo extends AbstractMojo {
         hipArchs != null ? hipArchs : hip.archs, staticLink, basedir);
     ToolchainConfig toolchain = new ToolchainConfig(cc, cxx, cudaNvcc != null ? cudaNvcc : cuda.nvcc,
         hipHipcc != null ? hipHipcc : hip.hipcc, ar, launcher, linker, environment);
-    int parallelism = jobs != null ? jobs : Runtime.getRuntime().availableProcessors();
-    if (parallelism < 1) {
-      throw new MojoFailureException("kernel.jobs must be at least 1, was " + parallelism + ".");
+    if (jobs != null && jobs < 1) {
+      throw new MojoFailureException("kernel.jobs must be at least 1, was " + jobs + ".");
     }
+    int parallelism = jobs != null ? jobs : 0; // 0: the engine asks the farm, else takes the cores
     return new KernelBuildRequest(basedir, outputDirectory.toPath(), library, sets, objectSets, archiveNames,
         options, toolchain, exports, linkFlags, parallelism, batchSize,
         cacheEnabled ? cacheRoot() : null, CacheSize.parse(cacheMaxSize),

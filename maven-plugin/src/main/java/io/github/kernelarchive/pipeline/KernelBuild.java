@@ -14,6 +14,7 @@ import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.compile.CompileJob;
 import io.github.kernelarchive.compile.CompileStage;
 import io.github.kernelarchive.compile.ContentHashes;
+import io.github.kernelarchive.compile.FarmLauncher;
 import io.github.kernelarchive.compile.GpuArchitectures;
 import io.github.kernelarchive.deps.DependencyStage;
 import io.github.kernelarchive.link.DeviceLinker;
@@ -104,12 +105,15 @@ public final class KernelBuild {
     Path hashFile = request.outputDirectory().resolve("state").resolve("file-hashes");
     ContentHashes hashes = ContentHashes.load(hashFile);
     BuildCache cache = cache(request);
+    int jobs = jobs(request, toolchain);
     CompileStage compileStage = new CompileStage(toolchain,
         request.compileOptions().withIncludeDirectories(dependencies.includeDirectories()), request.outputDirectory(),
-        request.projectDirectory(), request.jobs(), hashes, cache, log);
+        request.projectDirectory(), jobs, hashes, cache, log);
     CompileStage.Prepared prepared = compileStage.prepare(sources);
+    // The archive stage runs here only: a farm's slots are no reason to start more ar processes.
+    int localJobs = Math.min(jobs, Runtime.getRuntime().availableProcessors());
     ArchiveStage archiveStage = request.archiveNames().isEmpty() ? null : new ArchiveStage(toolchain.archiver(),
-        toolchain.runner(), cache, request.batchSize(), request.jobs(), request.outputDirectory(),
+        toolchain.runner(), cache, request.batchSize(), localJobs, request.outputDirectory(),
         request.projectDirectory(), hashes, log);
 
     // Archives that are current or come from the cache need none of their sources compiled.
@@ -173,6 +177,20 @@ public final class KernelBuild {
         cache == null ? null : cache.stats());
     logSummary(summary);
     return summary;
+  }
+
+  /** {@code kernel.jobs}, else what the compile farm in the launcher offers, else the local cores. */
+  private int jobs(KernelBuildRequest request, Toolchain toolchain) throws ToolchainException {
+    if (request.jobs() > 0) {
+      return request.jobs();
+    }
+    int cores = Runtime.getRuntime().availableProcessors();
+    List<String> launcher = toolchain.launcher();
+    int jobs = FarmLauncher.defaultJobs(launcher, toolchain.runner(), Map.of(), cores);
+    FarmLauncher.farmIn(launcher).ifPresent(farm -> log.info("Jobs: " + jobs + " (" + farm
+        + (farm.equals("distcc") ? " -j: its hosts' slots" : ": the local cores; set kernel.jobs to the farm's slots")
+        + "; local work keeps to " + cores + " cores)"));
+    return jobs;
   }
 
   /** The local cache, with the remote tier behind it when one is configured; null when the cache is off. */

@@ -23,7 +23,8 @@ import java.util.List;
  * @param remoteCache the shared HTTP tier behind the local cache; {@code null}: none
  * @param exports symbol patterns of the public API
  * @param linkFlags extra flags for the final link
- * @param jobs parallel compile jobs
+ * @param jobs parallel compile jobs; 0: what the compile farm in the launcher offers ({@code distcc -j}),
+ *     else the local cores
  * @param staticLink archives linked privately into the one library; false: each archive becomes
  *     its own shared library that the main library depends on
  * @param dependencies native libraries to find and build against

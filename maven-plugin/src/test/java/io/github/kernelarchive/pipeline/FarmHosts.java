@@ -42,14 +42,17 @@ final class FarmHosts implements AutoCloseable {
     }
   }
 
-  /** Makes {@code count} namespaces with their links; {@code logs} receives each daemon's log. */
-  static FarmHosts create(int count, Path logs) throws Exception {
+  /**
+   * Makes {@code count} namespaces with their links. The daemons' logs go to a fresh folder under
+   * the system's temporary folder: daemons drop root, and a test's own temporary folder is
+   * private to root.
+   */
+  static FarmHosts create(int count) throws Exception {
     // Short names: interface names are limited to 15 characters.
     String prefix = "ka" + (ProcessHandle.current().pid() % 100000);
-    FarmHosts hosts = new FarmHosts(prefix, logs);
-    Files.createDirectories(logs);
-    // Daemons drop root and must still write their logs.
+    Path logs = Files.createTempDirectory("kernel-archive-farm");
     Files.setPosixFilePermissions(logs, PosixFilePermissions.fromString("rwxrwxrwx"));
+    FarmHosts hosts = new FarmHosts(prefix, logs);
     try {
       for (int n = 1; n <= count; n++) {
         String ns = prefix + "n" + n;
@@ -146,6 +149,12 @@ final class FarmHosts implements AutoCloseable {
       runQuietly(List.of("ip", "link", "delete", prefix + "h" + n)); // its peer goes with it
       runQuietly(List.of("ip", "netns", "delete", namespaces.get(n - 1)));
     }
+    try (var files = Files.list(logs)) {
+      for (Path file : files.toList()) {
+        Files.deleteIfExists(file);
+      }
+    }
+    Files.deleteIfExists(logs);
   }
 
   private static void runQuietly(List<String> argv) {

@@ -1,0 +1,190 @@
+package io.github.kernelarchive.pipeline;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.github.kernelarchive.compile.CompileOptions;
+import io.github.kernelarchive.scan.SourceSet;
+import io.github.kernelarchive.toolchain.ToolchainConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A 200-source C/C++ project built across three real {@code distccd} hosts, each in its own
+ * network namespace (see {@link FarmHosts}), with {@code kernel.jobs=12}: every host compiles, the
+ * archive is byte-identical to a local build and the library loads. A host killed in the middle
+ * of the build costs time, not the build; a farm that fails outright is replaced by local
+ * compiles, each saying so. Skipped, with the reason printed, where namespaces cannot be made or
+ * distcc is not installed.
+ */
+class CompileFarmTest {
+  private static final int SOURCES = 200;
+  @TempDir Path dir;
+  private Path project;
+
+  @BeforeEach
+  void project() throws Exception {
+    assumeTrue(onPath("distcc") && onPath("distccd"), "distcc is not installed");
+    assumeTrue(FarmHosts.available(), "network namespaces cannot be made here");
+    project = dir.resolve("project");
+    for (int i = 0; i < SOURCES; i++) {
+      // Enough work per source that a farm has something to do; every third one C++.
+      String body = "int kernel_" + i + "(int x) { int s = 0; for (int k = 0; k < x; k++) s += k * " + i
+          + "; return s; }\n";
+      Path source = project.resolve("kernels/g" + (i % 8) + "/k" + i + (i % 3 == 0 ? ".cpp" : ".c"));
+      Files.createDirectories(source.getParent());
+      Files.writeString(source, i % 3 == 0 ? "extern \"C\" " + body : body);
+    }
+    Files.createDirectories(project.resolve("host"));
+    Files.writeString(project.resolve("host/api.c"), "int kernel_7(int);\nint farm_api(int x) { return kernel_7(x); }\n");
+  }
+
+  private KernelBuildRequest request(String launcher, int jobs, Map<String, String> environment) {
+    CompileOptions options = new CompileOptions(List.of(), List.of(), List.of("-O2"), List.of(), List.of(), List.of(),
+        "", false, "", true, project);
+    return new KernelBuildRequest(project, project.resolve("target/kernel"), "farm",
+        List.of(new SourceSet(SourceSet.HOST, project.resolve("host"), List.of(), List.of()),
+            new SourceSet("k", project.resolve("kernels"), List.of(), List.of())),
+        List.of(), List.of("k"), options,
+        new ToolchainConfig(null, null, null, null, null, launcher, null, environment), List.of("farm_api"), List.of(),
+        jobs, 400, null, 0, null, true, List.of(), Path.of("/"), List.of());
+  }
+
+  /** The local build's archive, for comparison; the project is then cleaned for the next build. */
+  private byte[] localArchive() throws Exception {
+    BuildSummary local = new KernelBuild(new RecordingLog(), System.getenv()).run(request(null, 2, Map.of()));
+    assertEquals(SOURCES + 1, local.compiled());
+    byte[] archive = Files.readAllBytes(project.resolve("target/kernel/libk.a"));
+    deleteTree(project.resolve("target"));
+    return archive;
+  }
+
+  private static Map<String, String> distccHosts(FarmHosts hosts, int slots) {
+    List<String> list = new ArrayList<>();
+    for (int n = 1; n <= hosts.count(); n++) {
+      list.add(FarmHosts.address(n) + "/" + slots);
+    }
+    return Map.of("DISTCC_HOSTS", String.join(" ", list));
+  }
+
+  @Test
+  void threeDistccHostsBuildTheSameArchiveAsALocalBuild() throws Exception {
+    byte[] local = localArchive();
+    try (FarmHosts hosts = FarmHosts.create(3)) {
+      for (int n = 1; n <= 3; n++) {
+        hosts.startDistccd(n, 4);
+      }
+      Map<String, String> environment = withStateFolder(distccHosts(hosts, 4));
+      RecordingLog log = new RecordingLog();
+      BuildSummary farmed = new KernelBuild(log, System.getenv()).run(request("distcc", 12, environment));
+      assertEquals(SOURCES + 1, farmed.compiled(), log.text());
+      for (int n = 1; n <= 3; n++) {
+        assertTrue(hosts.compiles(n) > 0, "host " + n + " compiled nothing:\n" + Files.readString(hosts.log(n)));
+      }
+      assertArrayEquals(local, Files.readAllBytes(project.resolve("target/kernel/libk.a")),
+          "the farm's archive differs from the local build's");
+      assertEquals("315", callFarmApi(project.resolve("target/kernel/libfarm.so"), 10), "kernel_7(10) through the library");
+    }
+  }
+
+  @Test
+  void aHostKilledMidBuildCostsTimeNotTheBuild() throws Exception {
+    byte[] local = localArchive();
+    try (FarmHosts hosts = FarmHosts.create(3)) {
+      for (int n = 1; n <= 3; n++) {
+        hosts.startDistccd(n, 4);
+      }
+      AtomicBoolean killed = new AtomicBoolean();
+      Thread killer = new Thread(() -> {
+        try {
+          while (!Thread.currentThread().isInterrupted()) {
+            if (hosts.compiles(2) >= 5) {
+              hosts.kill(2); // SIGKILL to its distccd: in-flight compiles lose their connection
+              killed.set(true);
+              return;
+            }
+            Thread.sleep(20);
+          }
+        } catch (Exception e) {
+          // the build's assertions tell
+        }
+      });
+      killer.start();
+      RecordingLog log = new RecordingLog();
+      BuildSummary farmed;
+      try {
+        farmed = new KernelBuild(log, System.getenv()).run(request("distcc", 12,
+            withStateFolder(distccHosts(hosts, 4))));
+      } finally {
+        killer.interrupt();
+        killer.join();
+      }
+      assertTrue(killed.get(), "host 2 was to be killed after 5 compiles:\n" + Files.readString(hosts.log(2)));
+      assertEquals(SOURCES + 1, farmed.compiled(), log.text());
+      assertArrayEquals(local, Files.readAllBytes(project.resolve("target/kernel/libk.a")));
+    }
+  }
+
+  @Test
+  void aFarmThatFailsOutrightIsReplacedByLocalCompilesThatSaySo() throws Exception {
+    byte[] local = localArchive();
+    // No daemon listens there, and distcc is told not to fall back itself: every compile fails for the farm's reasons.
+    Map<String, String> environment = withStateFolder(Map.of("DISTCC_HOSTS", "127.0.0.1:9/4", "DISTCC_FALLBACK", "0"));
+    RecordingLog log = new RecordingLog();
+    BuildSummary built = new KernelBuild(log, System.getenv()).run(request("distcc", 4, environment));
+    assertEquals(SOURCES + 1, built.compiled(), log.text());
+    long fellBack = log.lines().stream().filter(l -> l.matches("INFO \\[\\d+/\\d+\\] .* \\(distcc failed \\(exit 1\\d\\d: .*"
+        + "; compiled locally\\)")).count();
+    assertEquals(SOURCES + 1, fellBack, log.text());
+    assertArrayEquals(local, Files.readAllBytes(project.resolve("target/kernel/libk.a")));
+  }
+
+  /** dlopen()s the library and prints {@code farm_api(x)}. */
+  private String callFarmApi(Path library, int x) throws Exception {
+    Path source = Files.writeString(dir.resolve("load.c"), String.join("\n", "#include <dlfcn.h>", "#include <stdio.h>",
+        "#include <stdlib.h>", "int main(int argc, char **argv) {",
+        "  void *library = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);",
+        "  if (!library) { fprintf(stderr, \"%s\\n\", dlerror()); return 1; }",
+        "  int (*api)(int) = (int (*)(int)) dlsym(library, \"farm_api\");",
+        "  printf(\"%d\", api(atoi(argv[2])));", "  return 0;", "}", ""));
+    Path loader = dir.resolve("load");
+    Commands.run(List.of("cc", "-o", loader.toString(), source.toString(), "-ldl"), dir);
+    return Commands.run(List.of(loader.toString(), library.toString(), Integer.toString(x)), dir).strip();
+  }
+
+  private static boolean onPath(String tool) {
+    for (String folder : System.getenv("PATH").split(":")) {
+      if (Files.isExecutable(Path.of(folder, tool))) {
+        return true;
+      }
+    }
+    System.out.println("SKIPPED: " + tool + " is not installed (apt-get install distcc)");
+    return false;
+  }
+
+  /** A private state folder: host back-off records of one test must not reach another. */
+  private Map<String, String> withStateFolder(Map<String, String> environment) throws Exception {
+    Map<String, String> all = new java.util.HashMap<>(environment);
+    all.put("DISTCC_DIR", Files.createDirectories(dir.resolve("distcc-state")).toString());
+    return all;
+  }
+
+  private static void deleteTree(Path root) throws Exception {
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(path);
+      }
+    }
+  }
+}

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A 200-source C/C++ project built across three real {@code distccd} hosts, each in its own
  * network namespace (see {@link FarmHosts}), with {@code kernel.jobs=12}: every host compiles, the
- * archive is byte-identical to a local build and the library loads. A host killed in the middle
+ * archive is byte-identical to a local build and the library loads; the same with three icecream
+ * hosts and their scheduler. A host killed in the middle
  * of the build costs time, not the build; a farm that fails outright is replaced by local
  * compiles, each saying so. Skipped, with the reason printed, where namespaces cannot be made or
  * distcc is not installed.
@@ -95,6 +96,25 @@ class CompileFarmTest {
       assertArrayEquals(local, Files.readAllBytes(project.resolve("target/kernel/libk.a")),
           "the farm's archive differs from the local build's");
       assertEquals("315", callFarmApi(project.resolve("target/kernel/libfarm.so"), 10), "kernel_7(10) through the library");
+    }
+  }
+
+  @Test
+  void threeIcecreamHostsWithTheirSchedulerBuildTheSameArchive() throws Exception {
+    assumeTrue(onPath("icecc") && onPath("iceccd") && onPath("icecc-scheduler"), "icecream is not installed");
+    byte[] local = localArchive();
+    try (FarmHosts hosts = FarmHosts.create(3)) {
+      hosts.startIcecream(4);
+      RecordingLog log = new RecordingLog();
+      BuildSummary farmed = new KernelBuild(log, System.getenv()).run(request("icecc", 12,
+          hosts.icecreamClientEnvironment()));
+      assertEquals(SOURCES + 1, farmed.compiled(), log.text());
+      for (int n = 1; n <= 3; n++) {
+        assertTrue(hosts.compiles(n) > 0, "host " + n + " compiled nothing:\n" + Files.readString(hosts.log(n)));
+      }
+      assertArrayEquals(local, Files.readAllBytes(project.resolve("target/kernel/libk.a")),
+          "the farm's archive differs from the local build's");
+      assertEquals("315", callFarmApi(project.resolve("target/kernel/libfarm.so"), 10));
     }
   }
 

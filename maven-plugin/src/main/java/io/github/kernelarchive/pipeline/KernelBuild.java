@@ -37,11 +37,15 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * The pipeline: scan, reuse current or cached archives, compile what is left (incrementally),
- * build and validate the remaining archives, link; then one summary block.
+ * The pipeline: scan, plan (dependencies, compile jobs, archives that are current or cached),
+ * compile what is left (incrementally), build and validate the remaining archives, link and audit;
+ * then one summary block. Each step is a method that takes the values the steps before it
+ * returned ({@code Scanned}, {@code Plan}, {@code CompileStage.Result}, {@code Archived},
+ * {@code Linked}), so what flows between stages is visible in their types.
  */
 public final class KernelBuild {
   private final BuildLog log;
@@ -81,8 +85,53 @@ public final class KernelBuild {
     }
   }
 
+  /** What the scan found: sources of every set (host and archives), and each archive's prebuilt objects. */
+  private record Scanned(List<SourceFile> sources, Map<String, List<Path>> prebuilt, long millis) {}
+
+  /**
+   * What planning decided, and the stages it set up: the dependencies found (which may drop
+   * sources), the compile jobs, each archive's members, and the archives that need no build
+   * (current, or taken from the cache) with the sources those serve.
+   */
+  private record Plan(Toolchain toolchain, DependencyStage.Outcome dependencies, ContentHashes hashes, Path hashFile,
+      BuildCache cache, CompileStage compileStage, CompileStage.Prepared prepared, ArchiveStage archiveStage,
+      List<ArchiveRequest> archiveRequests, Map<String, Outcome> reused, int servedByArchives, long millis) {}
+
+  /** Every archive of the build, in declaration order, as used, taken or built. */
+  private record Archived(Map<String, Outcome> archives, long millis) {}
+
+  /** The library (null when there was nothing to link), per-archive libraries, and the audit's count. */
+  private record Linked(SharedLibraryLinker.Result library, List<Path> archiveLibraries, int exports, long millis) {}
+
+  /** The stages in order; each takes what the ones before it produced. */
   private BuildSummary runStages(KernelBuildRequest request)
       throws BuildFailureException, ToolchainException, IOException, InterruptedException {
+    Scanned scanned = scan(request);
+    Plan plan = plan(request, scanned);
+    CompileStage.Result compiled = compile(plan);
+    Archived archived = archive(plan, compiled);
+    Linked linked = link(request, plan, archived);
+    plan.hashes().save(plan.hashFile());
+    if (plan.cache() != null) {
+      try (Trace.Span span = Trace.current().span("cache uploads and eviction", "cache")) {
+        plan.cache().finish();
+      }
+    }
+    Map<String, Outcome> archives = archived.archives();
+    SharedLibraryLinker.Result library = linked.library();
+    BuildSummary summary = new BuildSummary(compiled.compiled(), compiled.fromCache(), compiled.upToDate(),
+        plan.prepared().skipped().size(), plan.servedByArchives(), count(archives, Status.BUILT),
+        count(archives, Status.CACHE_HIT), count(archives, Status.UP_TO_DATE),
+        archives.values().stream().mapToInt(Outcome::batchesRun).sum(),
+        library == null ? null : library.library(), library != null && library.relinked(),
+        library == null ? null : library.linker(), linked.exports(), linked.archiveLibraries(),
+        scanned.millis(), compiled.planMillis() + plan.millis(), compiled.compileMillis(), archived.millis(),
+        linked.millis(), plan.cache() == null ? null : plan.cache().stats());
+    logSummary(summary);
+    return summary;
+  }
+
+  private Scanned scan(KernelBuildRequest request) throws IOException, BuildFailureException {
     long start = System.nanoTime();
     SourceScanner scanner = new SourceScanner();
     List<SourceFile> sources = new ArrayList<>();
@@ -95,13 +144,16 @@ public final class KernelBuild {
         prebuilt.computeIfAbsent(set.unit(), k -> new ArrayList<>()).addAll(scanner.scanObjects(set));
       }
     }
-    long scanMillis = millisSince(start);
+    return new Scanned(sources, prebuilt, millisSince(start));
+  }
 
-    long planStart = System.nanoTime();
+  /** Dependencies, compile jobs, archive members; archives that are current or cached need none of their sources compiled. */
+  private Plan plan(KernelBuildRequest request, Scanned scanned)
+      throws BuildFailureException, ToolchainException, IOException, InterruptedException {
+    long start = System.nanoTime();
     Toolchain toolchain = new Toolchain(request.toolchain(), environment);
     DependencyStage.Outcome dependencies = new DependencyStage(toolchain, environment, log)
-        .resolve(request.dependencies(), request.dependencyRoot(), request.sitePackages(), sources);
-    sources = dependencies.sources();
+        .resolve(request.dependencies(), request.dependencyRoot(), request.sitePackages(), scanned.sources());
     Path hashFile = request.outputDirectory().resolve("state").resolve("file-hashes");
     ContentHashes hashes = ContentHashes.load(hashFile);
     BuildCache cache = cache(request);
@@ -109,74 +161,55 @@ public final class KernelBuild {
     CompileStage compileStage = new CompileStage(toolchain,
         request.compileOptions().withIncludeDirectories(dependencies.includeDirectories()), request.outputDirectory(),
         request.projectDirectory(), jobs, hashes, cache, log);
-    CompileStage.Prepared prepared = compileStage.prepare(sources);
+    CompileStage.Prepared prepared = compileStage.prepare(dependencies.sources());
     // The archive stage runs here only: a farm's slots are no reason to start more ar processes.
     int localJobs = Math.min(jobs, Runtime.getRuntime().availableProcessors());
     ArchiveStage archiveStage = request.archiveNames().isEmpty() ? null : new ArchiveStage(toolchain.archiver(),
         toolchain.runner(), cache, request.batchSize(), localJobs, request.outputDirectory(),
         request.projectDirectory(), hashes, log);
-
-    // Archives that are current or come from the cache need none of their sources compiled.
-    List<ArchiveRequest> archiveRequests = archiveRequests(request, prepared, prebuilt, compileStage);
-    Map<String, Outcome> archives = new LinkedHashMap<>();
-    Set<String> reused = new HashSet<>();
+    List<ArchiveRequest> archiveRequests = archiveRequests(request, prepared, scanned.prebuilt(), compileStage);
+    Map<String, Outcome> reused = new LinkedHashMap<>();
     for (ArchiveRequest archive : archiveRequests) {
-      archiveStage.reuse(archive).ifPresent(outcome -> {
-        archives.put(archive.name(), outcome);
-        reused.add(archive.name());
-      });
+      Optional<Outcome> outcome = archiveStage.reuse(archive);
+      if (outcome.isPresent()) {
+        reused.put(archive.name(), outcome.get());
+      }
     }
-    long reuseMillis = millisSince(planStart);
+    int servedByArchives = (int) prepared.jobs().stream().filter(j -> reused.containsKey(j.source().unit())).count();
+    return new Plan(toolchain, dependencies, hashes, hashFile, cache, compileStage, prepared, archiveStage,
+        archiveRequests, reused, servedByArchives, millisSince(start));
+  }
 
+  /** Compiles what is stale, except the sources of archives planning already has. */
+  private CompileStage.Result compile(Plan plan) throws BuildFailureException, ToolchainException, IOException,
+      InterruptedException {
     CompileStage.Result compiled;
     try {
-      compiled = compileStage.compile(prepared, job -> !reused.contains(job.source().unit()));
+      compiled = plan.compileStage().compile(plan.prepared(), job -> !plan.reused().containsKey(job.source().unit()));
     } finally {
-      hashes.save(hashFile);
+      plan.hashes().save(plan.hashFile());
     }
-    int servedByArchives = (int) prepared.jobs().stream().filter(j -> reused.contains(j.source().unit())).count();
     log.info("Compile: " + compiled.compiled() + " compiled, " + compiled.upToDate() + " up to date"
         + (compiled.fromCache() == 0 ? "" : ", " + compiled.fromCache() + " from cache")
-        + (servedByArchives == 0 ? "" : ", " + servedByArchives + " in current or cached archives")
-        + (prepared.skipped().isEmpty() ? "" : ", " + prepared.skipped().size() + " skipped"));
+        + (plan.servedByArchives() == 0 ? "" : ", " + plan.servedByArchives() + " in current or cached archives")
+        + (plan.prepared().skipped().isEmpty() ? "" : ", " + plan.prepared().skipped().size() + " skipped"));
+    return compiled;
+  }
 
-    long archiveStart = System.nanoTime();
-    for (ArchiveRequest archive : archiveRequests) {
-      if (!reused.contains(archive.name())) {
-        archives.put(archive.name(), archiveStage.build(archive, compiled.dependencies()));
+  /** Builds every archive planning could not reuse, from the objects just compiled and the prebuilt ones. */
+  private Archived archive(Plan plan, CompileStage.Result compiled)
+      throws BuildFailureException, ToolchainException, IOException, InterruptedException {
+    long start = System.nanoTime();
+    Map<String, Outcome> archives = new LinkedHashMap<>();
+    for (ArchiveRequest archive : plan.archiveRequests()) {
+      Outcome outcome = plan.reused().get(archive.name());
+      if (outcome == null) {
+        outcome = plan.archiveStage().build(archive, compiled.dependencies());
       }
-      logArchive(archives.get(archive.name()));
+      archives.put(archive.name(), outcome);
+      logArchive(outcome);
     }
-    long archiveMillis = millisSince(archiveStart);
-
-    long linkStart = System.nanoTime();
-    Linked both = link(request, prepared, archives, toolchain, hashes, dependencies);
-    SharedLibraryLinker.Result linked = both.main();
-    int exports = 0;
-    if (linked != null) {
-      try (Trace.Span span = Trace.current().span("audit", "link")) {
-        exports = ExportAudit.audit(linked.library(), request.exports(), hostObjects(prepared),
-            archives.values().stream().map(Outcome::archive).toList(), request.projectDirectory(),
-            request.outputDirectory().resolve("audit.txt")).exports().size();
-      }
-    }
-    long linkMillis = millisSince(linkStart);
-    hashes.save(hashFile);
-    if (cache != null) {
-      try (Trace.Span span = Trace.current().span("cache uploads and eviction", "cache")) {
-        cache.finish();
-      }
-    }
-
-    BuildSummary summary = new BuildSummary(compiled.compiled(), compiled.fromCache(), compiled.upToDate(), prepared.skipped().size(),
-        servedByArchives, count(archives, Status.BUILT), count(archives, Status.CACHE_HIT),
-        count(archives, Status.UP_TO_DATE), archives.values().stream().mapToInt(Outcome::batchesRun).sum(),
-        linked == null ? null : linked.library(), linked != null && linked.relinked(),
-        linked == null ? null : linked.linker(), exports, both.archiveLibraries(),
-        scanMillis, compiled.planMillis() + reuseMillis, compiled.compileMillis(), archiveMillis, linkMillis,
-        cache == null ? null : cache.stats());
-    logSummary(summary);
-    return summary;
+    return new Archived(archives, millisSince(start));
   }
 
   /** {@code kernel.jobs}, else what the compile farm in the launcher offers, else the local cores. */
@@ -239,8 +272,25 @@ public final class KernelBuild {
     return requests;
   }
 
+  /** Device link, stubs and the library, then the audit of what it exports. */
+  private Linked link(KernelBuildRequest request, Plan plan, Archived archived)
+      throws ToolchainException, IOException, BuildFailureException {
+    long start = System.nanoTime();
+    Libraries both = linkLibraries(request, plan.prepared(), archived.archives(), plan.toolchain(), plan.hashes(),
+        plan.dependencies());
+    int exports = 0;
+    if (both.main() != null) {
+      try (Trace.Span span = Trace.current().span("audit", "link")) {
+        exports = ExportAudit.audit(both.main().library(), request.exports(), hostObjects(plan.prepared()),
+            archived.archives().values().stream().map(Outcome::archive).toList(), request.projectDirectory(),
+            request.outputDirectory().resolve("audit.txt")).exports().size();
+      }
+    }
+    return new Linked(both.main(), both.archiveLibraries(), exports, millisSince(start));
+  }
+
   /** The library, and with {@code staticLink=false} first one plain shared library per archive. */
-  private Linked link(KernelBuildRequest request, CompileStage.Prepared prepared,
+  private Libraries linkLibraries(KernelBuildRequest request, CompileStage.Prepared prepared,
       Map<String, Outcome> archives, Toolchain toolchain, ContentHashes hashes, DependencyStage.Outcome dependencies)
       throws ToolchainException, IOException, BuildFailureException {
     List<String> linkFlags = new ArrayList<>(request.linkFlags());
@@ -248,7 +298,7 @@ public final class KernelBuild {
     List<Path> hostObjects = new ArrayList<>(hostObjects(prepared));
     if (hostObjects.isEmpty() && archives.isEmpty()) {
       log.warn("No sources to compile: no library is linked. Check <sources> and <archives>.");
-      return new Linked(null, List.of());
+      return new Libraries(null, List.of());
     }
     Path cudaLibraries = null;
     List<StubRequest> stubs = new ArrayList<>(dependencies.stubs());
@@ -283,7 +333,7 @@ public final class KernelBuild {
         .map(o -> new LinkRequest.Archive(o.archive(), o.sha256())).toList();
     if (request.staticLink()) {
       try (Trace.Span span = Trace.current().span("link lib" + request.libraryName() + ".so", "link")) {
-        return new Linked(linker.link(new LinkRequest(request.libraryName(), hostObjects, linkedArchives, true,
+        return new Libraries(linker.link(new LinkRequest(request.libraryName(), hostObjects, linkedArchives, true,
             List.of(), request.exports(), linkFlags, cudaLibraries)), List.of());
       }
     }
@@ -293,11 +343,11 @@ public final class KernelBuild {
       archiveLibraries.add(linker.link(new LinkRequest(archive.name(), List.of(), List.of(whole), false, List.of(),
           List.of(), linkFlags, cudaLibraries)).library());
     }
-    return new Linked(linker.link(new LinkRequest(request.libraryName(), hostObjects, List.of(), false,
+    return new Libraries(linker.link(new LinkRequest(request.libraryName(), hostObjects, List.of(), false,
         archiveLibraries, request.exports(), linkFlags, cudaLibraries)), archiveLibraries);
   }
 
-  private record Linked(SharedLibraryLinker.Result main, List<Path> archiveLibraries) {}
+  private record Libraries(SharedLibraryLinker.Result main, List<Path> archiveLibraries) {}
 
   /**
    * {@code kernel.cuda.runtime=stub}: the CUDA runtime nvcc ships, reached through a stub that

@@ -5,6 +5,7 @@
 # project is timed in the same run and subtracted.
 #   bench/archive/end-to-end.sh [count=5000] [small|payload=payload] [repeats=3]
 set -euo pipefail
+. "$(dirname "$0")/../lib/plugin-pom.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 count=${1:-5000}
 kind=${2:-payload}
@@ -17,30 +18,9 @@ command -v mold > /dev/null || { echo "mold is not installed (apt-get install mo
 bash "$(dirname "$0")/generate-objects.sh" "$repo/bench/work/archive/$kind-$count" "$count" "$kind"
 objects=$repo/bench/work/archive/$kind-$count/obj
 mkdir -p "$work"
-cat > "$work/pom.xml" <<POM
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>bench.kernelarchive</groupId>
-  <artifactId>e2e</artifactId>
-  <version>1.0</version>
-  <packaging>pom</packaging>
-  <build>
-    <plugins>
-      <plugin>
-        <groupId>io.github.kernelarchive</groupId>
-        <artifactId>kernel-archive-maven-plugin</artifactId>
-        <version>0.1.0-SNAPSHOT</version>
-        <executions><execution><goals><goal>build</goal></goals></execution></executions>
-        <configuration>
-          <library>e2e</library>
+plugin_pom "$work/pom.xml" e2e 0.1.0-SNAPSHOT "          <library>e2e</library>
           <archives><archive><name>kernels</name><objects><directory>$objects</directory></objects></archive></archives>
-          <cacheEnabled>false</cacheEnabled>
-        </configuration>
-      </plugin>
-    </plugins>
-  </build>
-</project>
-POM
+          <cacheEnabled>false</cacheEnabled>"
 
 now() { date +%s.%N; }
 since() { echo "$(now) - $1" | bc; }

@@ -4,6 +4,7 @@
 # same sources with the same flags into the same kind of library.
 # Usage: generate.sh <dir> [count] [plugin version]
 set -euo pipefail
+. "$(dirname "$0")/../lib/plugin-pom.sh"
 dir=$1
 count=${2:-500}
 version=${3:-0.1.0-SNAPSHOT}
@@ -63,32 +64,10 @@ extern "C" __attribute__((visibility("default"))) double bench_kernel_$i(int n) 
 C
 done
 
-cat > "$dir/pom.xml" <<P
-<?xml version="1.0" encoding="UTF-8"?>
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>bench.kernelarchive</groupId>
-  <artifactId>bench-build</artifactId>
-  <version>1.0</version>
-  <packaging>pom</packaging>
-  <build>
-    <plugins>
-      <plugin>
-        <groupId>io.github.kernelarchive</groupId>
-        <artifactId>kernel-archive-maven-plugin</artifactId>
-        <version>$version</version>
-        <executions><execution><goals><goal>build</goal></goals></execution></executions>
-        <configuration>
-          <library>bench</library>
+plugin_pom "$dir/pom.xml" bench-build "$version" "          <library>bench</library>
           <includeDirectories><includeDirectory>src/main/include</includeDirectory></includeDirectories>
           <defines><define>MODE=1</define></defines>
-          <cxxFlags><flag>-O2</flag></cxxFlags>
-        </configuration>
-      </plugin>
-    </plugins>
-  </build>
-</project>
-P
+          <cxxFlags><flag>-O2</flag></cxxFlags>"
 
 # The same compile flags the plugin uses: -fPIC -fvisibility=hidden -ffile-prefix-map, -O2, -I, -D.
 cat > "$dir/CMakeLists.txt" <<M

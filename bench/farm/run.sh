@@ -7,6 +7,7 @@
 # and exits.
 #   bench/farm/run.sh [sources=200] [repeats=1]
 set -euo pipefail
+. "$(dirname "$0")/../lib/plugin-pom.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 count=${1:-200}
 repeats=${2:-1}
@@ -40,32 +41,11 @@ extern "C" int kernel_$i(int n) {
 CPP
 done
 echo 'extern "C" int kernel_0(int); extern "C" int farm_api(int n) { return kernel_0(n); }' > "$work/src/main/native/api.cpp"
-cat > "$work/pom.xml" <<POM
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>bench.kernelarchive</groupId>
-  <artifactId>farm</artifactId>
-  <version>1.0</version>
-  <packaging>pom</packaging>
-  <build>
-    <plugins>
-      <plugin>
-        <groupId>io.github.kernelarchive</groupId>
-        <artifactId>kernel-archive-maven-plugin</artifactId>
-        <version>0.1.0-SNAPSHOT</version>
-        <executions><execution><goals><goal>build</goal></goals></execution></executions>
-        <configuration>
-          <library>farm</library>
+plugin_pom "$work/pom.xml" farm 0.1.0-SNAPSHOT "          <library>farm</library>
           <cacheEnabled>false</cacheEnabled>
           <cxxFlags><flag>-O2</flag></cxxFlags>
           <exports><export>farm_api</export></exports>
-          <archives><archive><name>kernels</name><sources><directory>kernels</directory></sources></archive></archives>
-        </configuration>
-      </plugin>
-    </plugins>
-  </build>
-</project>
-POM
+          <archives><archive><name>kernels</name><sources><directory>kernels</directory></sources></archive></archives>"
 
 # Three hosts on a bridge, 10.77.0.11-13, each with distccd (4 slots).
 prefix=kab$$

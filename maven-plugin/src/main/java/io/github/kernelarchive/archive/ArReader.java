@@ -24,8 +24,8 @@ import org.apache.commons.compress.archivers.ar.ArArchiveInputStream;
  * {@code /SYM64}), reports no header offsets (the index points at headers; the offset is derived
  * from where the member's data starts), does not check that a member fits in the file (it just
  * stops), keeps the NULs that pad BSD names, reads no thin archives ({@code !<thin>}, what the
- * batches are), and decodes names as US-ASCII. Thin archives, and archives whose names are not ASCII, are read by this class's own
- * scanner, which reads every kind.
+ * batches are), and decodes names as US-ASCII. Thin archives, and archives whose names are not
+ * ASCII, are read by this class's own scanner, which reads every kind.
  */
 public final class ArReader {
   static final byte[] MAGIC = "!<arch>\n".getBytes(StandardCharsets.US_ASCII);

@@ -128,7 +128,7 @@ public final class ArchiveBuilder {
               "archive")) {
             inspections = inspect(name, inputs, output);
           }
-          try (Trace.Span span = Trace.current().span("write " + name, "archive")) {
+          try (Trace.Span span = Trace.current().span("combine " + name, "archive")) {
             members = write(temporary, inspections, output);
           }
         } catch (IOException | ArchiveInvalidException e) {
@@ -392,7 +392,10 @@ public final class ArchiveBuilder {
     return absolute.getParent() == null ? absolute : realFolder(absolute.getParent()).resolve(absolute.getFileName());
   }
 
-  /** Resolved once per folder: thousands of objects share a few, and each resolution costs a system call per element. */
+  /**
+   * Resolved once per folder: thousands of objects share a few, and each resolution costs a system
+   * call per path element.
+   */
   private Path realFolder(Path folder) {
     return realFolders.computeIfAbsent(folder.toAbsolutePath().normalize(), absolute -> {
       try {

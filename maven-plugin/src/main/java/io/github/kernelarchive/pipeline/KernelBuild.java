@@ -147,7 +147,10 @@ public final class KernelBuild {
     return new Scanned(sources, prebuilt, millisSince(start));
   }
 
-  /** Dependencies, compile jobs, archive members; archives that are current or cached need none of their sources compiled. */
+  /**
+   * Dependencies, compile jobs, archive members; archives that are current or cached need none of
+   * their sources compiled.
+   */
   private Plan plan(KernelBuildRequest request, Scanned scanned)
       throws BuildFailureException, ToolchainException, IOException, InterruptedException {
     long start = System.nanoTime();

@@ -71,6 +71,20 @@ class CompileFarmTest {
     return archive;
   }
 
+  /** Three hosts, each running distccd with 4 slots. */
+  private static FarmHosts distccFarm() throws Exception {
+    FarmHosts hosts = FarmHosts.create(3);
+    try {
+      for (int n = 1; n <= 3; n++) {
+        hosts.startDistccd(n, 4);
+      }
+      return hosts;
+    } catch (Exception e) {
+      hosts.close();
+      throw e;
+    }
+  }
+
   private static Map<String, String> distccHosts(FarmHosts hosts, int slots) {
     List<String> list = new ArrayList<>();
     for (int n = 1; n <= hosts.count(); n++) {
@@ -82,10 +96,7 @@ class CompileFarmTest {
   @Test
   void threeDistccHostsBuildTheSameArchiveAsALocalBuild() throws Exception {
     byte[] local = localArchive();
-    try (FarmHosts hosts = FarmHosts.create(3)) {
-      for (int n = 1; n <= 3; n++) {
-        hosts.startDistccd(n, 4);
-      }
+    try (FarmHosts hosts = distccFarm()) {
       Map<String, String> environment = withStateFolder(distccHosts(hosts, 4));
       RecordingLog log = new RecordingLog();
       BuildSummary farmed = new KernelBuild(log, System.getenv()).run(request("distcc", 12, environment));
@@ -121,10 +132,7 @@ class CompileFarmTest {
   @Test
   void aHostKilledMidBuildCostsTimeNotTheBuild() throws Exception {
     byte[] local = localArchive();
-    try (FarmHosts hosts = FarmHosts.create(3)) {
-      for (int n = 1; n <= 3; n++) {
-        hosts.startDistccd(n, 4);
-      }
+    try (FarmHosts hosts = distccFarm()) {
       AtomicBoolean killed = new AtomicBoolean();
       Thread killer = new Thread(() -> {
         try {

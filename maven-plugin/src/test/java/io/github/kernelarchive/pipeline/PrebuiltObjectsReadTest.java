@@ -77,12 +77,12 @@ class PrebuiltObjectsReadTest {
     assertEquals(1, clean.archivesBuilt());
     List<String> first = slices();
     assertFalse(any(first, "hash prebuilt objects"), "a clean build without a cache hashes nothing at planning: " + first);
-    assertTrue(any(first, "inspect k") && any(first, "write k"), first.toString());
+    assertTrue(any(first, "inspect k") && any(first, "combine k"), first.toString());
 
     BuildSummary noOp = new KernelBuild(log, System.getenv()).run(request());
     assertEquals(1, noOp.archivesUpToDate());
     List<String> second = slices();
-    assertFalse(any(second, "hash prebuilt objects") || any(second, "inspect") || any(second, "write"),
+    assertFalse(any(second, "hash prebuilt objects") || any(second, "inspect") || any(second, "combine"),
         "a no-op build reads no object: " + second);
 
     Files.writeString(dir.resolve("src/p2.c"), "int prebuilt_2(void) { return 42; }\n");
@@ -91,7 +91,7 @@ class PrebuiltObjectsReadTest {
     BuildSummary edited = new KernelBuild(log, System.getenv()).run(request());
     assertEquals(1, edited.archivesBuilt());
     List<String> third = slices();
-    assertTrue(any(third, "hash prebuilt objects of k") && any(third, "write k"), third.toString());
+    assertTrue(any(third, "hash prebuilt objects of k") && any(third, "combine k"), third.toString());
     assertTrue(Commands.run(List.of("nm", dir.resolve("target/kernel/libk.a").toString()), dir)
         .contains("prebuilt_2"), "the edited object is in the archive");
   }

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.Callable;
@@ -36,9 +37,10 @@ public final class CompileExecutor {
    * went wrong outside the compiler's own output; {@code fallback}, when not null, why the farm's
    * attempt was replaced by a local compile.
    */
-  public record Outcome(Planned planned, ProcessResult result, String problem, boolean restored, String fallback) {
+  public record Outcome(Planned planned, ProcessResult result, String problem, boolean restored, String fallback,
+      String host) {
     Outcome(Planned planned, ProcessResult result, String problem, boolean restored) {
-      this(planned, result, problem, restored, null);
+      this(planned, result, problem, restored, null, null);
     }
 
     public boolean succeeded() {
@@ -105,9 +107,18 @@ public final class CompileExecutor {
       Optional<String> farm = FarmLauncher.farmIn(job.launcher());
       ProcessResult result;
       String fallback = null;
+      String host = null;
       try {
-        result = farm.isPresent() ? runner.run(job.commandLine(), workingDirectory, job.environment())
-            : runLocally(job.commandLine(), job);
+        if (farm.isPresent()) {
+          Map<String, String> environment = FarmLauncher.runEnvironment(farm.get(), job.environment());
+          result = runner.run(job.commandLine(), workingDirectory, environment);
+          FarmLauncher.Report report = FarmLauncher.read(farm.get(), result.output(),
+              environment != job.environment());
+          result = new ProcessResult(result.exitCode(), report.output());
+          host = report.host();
+        } else {
+          result = runLocally(job.commandLine(), job);
+        }
         if (farm.isPresent() && FarmLauncher.farmFailed(result)) {
           fallback = farm.get() + " failed (exit " + result.exitCode() + ": "
               + result.output().strip().lines().reduce((first, last) -> last).orElse("no output") + ")";
@@ -128,13 +139,13 @@ public final class CompileExecutor {
           result = runLocally(local, job);
         } catch (IOException e) {
           return new Outcome(planned, null, "could not start " + local.get(0) + ": " + e.getMessage(), false,
-              fallback);
+              fallback, null);
         }
       }
       if (result.succeeded()) {
         store.compiled(planned);
       }
-      return new Outcome(planned, result, null, false, fallback);
+      return new Outcome(planned, result, null, false, fallback, fallback == null ? host : null);
     } catch (IOException e) {
       return new Outcome(planned, null, "its object could not be stored or recorded: " + e.getMessage(), false);
     }
@@ -153,7 +164,8 @@ public final class CompileExecutor {
   private void report(int done, int total, Outcome outcome) {
     CompileJob job = outcome.planned().job();
     String line = "[" + done + "/" + total + "] " + job.source().language().label() + " " + job.source().displayName()
-        + (outcome.fallback() == null ? "" : " (" + outcome.fallback() + "; compiled locally)");
+        + (outcome.fallback() == null ? "" : " (" + outcome.fallback() + "; compiled locally)")
+        + (outcome.host() == null ? "" : " on " + outcome.host());
     if (outcome.restored()) {
       log.info(line + " (from cache)");
       return;

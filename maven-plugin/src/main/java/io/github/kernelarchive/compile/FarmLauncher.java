@@ -5,10 +5,13 @@ import io.github.kernelarchive.toolchain.ProcessRunner;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * C/C++ compile farms in a launcher ({@code distcc}, its {@code pump} mode, icecream's
@@ -67,6 +70,52 @@ public final class FarmLauncher {
     } catch (IOException | NumberFormatException e) {
       return cores;
     }
+  }
+
+  /**
+   * The environment a farm job runs with: for distcc, its verbose mode, the only way it tells
+   * which host ran a compile. Added when the job runs, never to the job's own environment, which
+   * is part of its cache key (an object compiled on the farm must share the local one's key).
+   */
+  static Map<String, String> runEnvironment(String farm, Map<String, String> jobEnvironment) {
+    if (!farm.equals("distcc") || jobEnvironment.containsKey("DISTCC_VERBOSE")
+        || System.getenv("DISTCC_VERBOSE") != null) {
+      return jobEnvironment;
+    }
+    Map<String, String> environment = new HashMap<>(jobEnvironment);
+    environment.put("DISTCC_VERBOSE", "1");
+    return environment;
+  }
+
+  /** What a farm job printed, and the host it says ran the compile (null when it does not say). */
+  record Report(String output, String host) {}
+
+  private static final Pattern DISTCC_LINE = Pattern.compile("^distcc\\[\\d+\\] .*");
+  private static final Pattern DISTCC_EXEC =
+      Pattern.compile("^distcc\\[\\d+\\] exec on ([^:/\\s]+(?::\\d+)?)[^:]*: .*");
+  private static final Pattern DISTCC_NOTICE =
+      Pattern.compile("^distcc\\[\\d+\\] (ERROR|Warning|\\(dcc_build_somewhere\\) (ERROR|Warning)).*");
+
+  /**
+   * Reads distcc's verbose output (when {@link #runEnvironment} turned it on): the last host it ran
+   * the compile on, and the output without distcc's trace lines (its warnings and errors stay).
+   */
+  static Report read(String farm, String output, boolean verboseAdded) {
+    if (!farm.equals("distcc")) {
+      return new Report(output, null);
+    }
+    String host = null;
+    List<String> kept = new ArrayList<>();
+    for (String line : output.split("\n", -1)) {
+      Matcher exec = DISTCC_EXEC.matcher(line);
+      if (exec.matches()) {
+        host = exec.group(1);
+      }
+      if (!DISTCC_LINE.matcher(line).matches() || DISTCC_NOTICE.matcher(line).matches()) {
+        kept.add(line);
+      }
+    }
+    return new Report(verboseAdded ? String.join("\n", kept).strip() : output, host);
   }
 
   private static String baseName(String word) {

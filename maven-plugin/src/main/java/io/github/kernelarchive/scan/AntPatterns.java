@@ -11,7 +11,10 @@ import org.codehaus.plexus.util.MatchPatterns;
  * matches {@code a.cu} at the root too). Matching is Plexus Utils' ({@link MatchPatterns}, what
  * Maven's own scanners use: a path is split once and tried against every pattern), case-sensitive
  * as Linux paths are. This adds only the Ant rule that a pattern ending in {@code /} means
- * everything below that folder, and Windows separators written in a pom.
+ * everything below that folder, and Windows separators written in a pom. Measured against the
+ * hand-written matcher it replaced (bench/scan, 10,000 sources): warm scans within the noise, the
+ * first scan of a build 15-30 ms slower (loading Plexus's matcher, and the default excludes, a
+ * new check); kept, since it matches exactly as Maven's own plugins do.
  */
 public final class AntPatterns {
   /** Maven's default excludes: version-control folders, editor backups and locks. */

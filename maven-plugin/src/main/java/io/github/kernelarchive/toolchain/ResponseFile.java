@@ -9,7 +9,8 @@ import java.util.List;
 /**
  * GNU {@code @file} response files, read by gcc, ld, ar and llvm-ar: one argument per line, each
  * double-quoted with {@code \} and {@code "} escaped, so spaces, quotes and a leading {@code @}
- * survive, and command lines never overflow however many objects there are.
+ * survive, and command lines never overflow however many objects there are. Written here: Plexus
+ * Utils quotes arguments for a shell command line, which is another grammar.
  */
 public final class ResponseFile {
   private ResponseFile() {}

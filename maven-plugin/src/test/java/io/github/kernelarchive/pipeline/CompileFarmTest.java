@@ -103,7 +103,12 @@ class CompileFarmTest {
       assertEquals(SOURCES + 1, farmed.compiled(), log.text());
       for (int n = 1; n <= 3; n++) {
         assertTrue(hosts.compiles(n) > 0, "host " + n + " compiled nothing:\n" + Files.readString(hosts.log(n)));
+        String host = FarmHosts.address(n);
+        // The [n/N] line names the host distcc says ran the compile; its trace lines are not shown.
+        assertTrue(log.lines().stream().anyMatch(l -> l.matches("INFO \\[\\d+/201\\] .* on " + host.replace(".", "\\."))),
+            "no [n/N] line names " + host + ":\n" + log.text());
       }
+      assertTrue(log.lines().stream().noneMatch(l -> l.contains("(dcc_")), "distcc's trace reached the log");
       assertArrayEquals(local, Files.readAllBytes(project.resolve("target/kernel/libk.a")),
           "the farm's archive differs from the local build's");
       assertEquals("315", callFarmApi(project.resolve("target/kernel/libfarm.so"), 10), "kernel_7(10) through the library");

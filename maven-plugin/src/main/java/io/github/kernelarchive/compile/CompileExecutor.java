@@ -15,8 +15,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.Callable;
+import java.util.concurrent.Semaphore;
 
 /**
  * Runs compile jobs on a bounded pool. Every finished job prints one {@code [n/N]} line as it
@@ -104,58 +104,72 @@ public final class CompileExecutor {
       if (store.restore(planned)) {
         return new Outcome(planned, null, null, true);
       }
-      Optional<String> farm = FarmLauncher.farmIn(job.launcher());
-      ProcessResult result;
-      String fallback = null;
-      String host = null;
+      Run run;
       try {
-        if (farm.isPresent()) {
-          Map<String, String> environment = FarmLauncher.runEnvironment(farm.get(), job.environment());
-          result = runner.run(job.commandLine(), workingDirectory, environment);
-          FarmLauncher.Report report = FarmLauncher.read(farm.get(), result.output(),
-              environment != job.environment());
-          result = new ProcessResult(result.exitCode(), report.output());
-          host = report.host();
-        } else {
-          result = runLocally(job.commandLine(), job);
-        }
-        if (farm.isPresent() && FarmLauncher.farmFailed(result)) {
-          fallback = farm.get() + " failed (exit " + result.exitCode() + ": "
-              + result.output().strip().lines().reduce((first, last) -> last).orElse("no output") + ")";
-        }
-      } catch (IOException e) {
-        if (farm.isEmpty()) {
-          return new Outcome(planned, null, "could not start " + job.commandLine().get(0) + ": " + e.getMessage(),
-              false);
-        }
-        result = null;
-        fallback = farm.get() + " could not be started (" + e.getMessage() + ")";
+        run = run(job);
+      } catch (CouldNotStart e) {
+        return new Outcome(planned, null, e.getMessage(), false, e.fallback, null);
       }
-      if (fallback != null) {
-        // The farm's failure, not the source's: once more here, without it (a half-written object is overwritten).
-        List<String> local = new ArrayList<>(FarmLauncher.local(job.launcher()));
-        local.addAll(job.argv());
-        try {
-          result = runLocally(local, job);
-        } catch (IOException e) {
-          return new Outcome(planned, null, "could not start " + local.get(0) + ": " + e.getMessage(), false,
-              fallback, null);
-        }
-      }
-      if (result.succeeded()) {
+      if (run.result().succeeded()) {
         store.compiled(planned);
       }
-      return new Outcome(planned, result, null, false, fallback, fallback == null ? host : null);
+      return new Outcome(planned, run.result(), null, false, run.fallback(), run.host());
     } catch (IOException e) {
       return new Outcome(planned, null, "its object could not be stored or recorded: " + e.getMessage(), false);
     }
   }
 
+  /** What running a job gave: the result, why the farm's attempt was replaced (or null), the host that ran it. */
+  private record Run(ProcessResult result, String fallback, String host) {}
+
+  /** A compiler (or the launcher before it) that could not be started at all. */
+  private static final class CouldNotStart extends Exception {
+    private final String fallback;
+
+    CouldNotStart(List<String> commandLine, IOException cause, String fallback) {
+      super("could not start " + commandLine.get(0) + ": " + cause.getMessage(), cause);
+      this.fallback = fallback;
+    }
+  }
+
+  /**
+   * Runs the job here, or through the farm its launcher names; a farm that fails for its own
+   * reasons (distcc's exit codes 100-127, or a launcher that cannot start) gets the job compiled
+   * once more here, without the farm.
+   */
+  private Run run(CompileJob job) throws CouldNotStart, InterruptedException {
+    Optional<String> farm = FarmLauncher.farmIn(job.launcher());
+    if (farm.isEmpty()) {
+      return new Run(runLocally(job.commandLine(), job, null), null, null);
+    }
+    String fallback;
+    try {
+      Map<String, String> environment = FarmLauncher.runEnvironment(farm.get(), job.environment());
+      ProcessResult result = runner.run(job.commandLine(), workingDirectory, environment);
+      FarmLauncher.Report report = FarmLauncher.read(farm.get(), result.output(), environment != job.environment());
+      result = new ProcessResult(result.exitCode(), report.output());
+      if (!FarmLauncher.farmFailed(result)) {
+        return new Run(result, null, report.host());
+      }
+      fallback = farm.get() + " failed (exit " + result.exitCode() + ": "
+          + result.output().strip().lines().reduce((first, last) -> last).orElse("no output") + ")";
+    } catch (IOException e) {
+      fallback = farm.get() + " could not be started (" + e.getMessage() + ")";
+    }
+    // The farm's failure, not the source's: once more here (a half-written object is overwritten).
+    List<String> local = new ArrayList<>(FarmLauncher.local(job.launcher()));
+    local.addAll(job.argv());
+    return new Run(runLocally(local, job, fallback), fallback, null);
+  }
+
   /** Runs a command that uses this machine's cores, within the local slots. */
-  private ProcessResult runLocally(List<String> commandLine, CompileJob job) throws IOException, InterruptedException {
+  private ProcessResult runLocally(List<String> commandLine, CompileJob job, String fallback)
+      throws CouldNotStart, InterruptedException {
     localSlots.acquire();
     try {
       return runner.run(commandLine, workingDirectory, job.environment());
+    } catch (IOException e) {
+      throw new CouldNotStart(commandLine, e, fallback);
     } finally {
       localSlots.release();
     }

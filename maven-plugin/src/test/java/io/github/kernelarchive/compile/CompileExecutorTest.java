@@ -29,8 +29,12 @@ class CompileExecutorTest {
     return script;
   }
 
-  /** The most compiles the stand-in saw running at once, over {@code jobs} jobs through {@code launcher}. */
+  /** The most compiles the stand-in saw running at once, over 8 jobs through {@code launcher}. */
   private int mostAtOnce(List<String> launcher, int parallelism, int localSlots) throws Exception {
+    return mostAtOnce(launcher, parallelism, localSlots, new RecordingLog());
+  }
+
+  private int mostAtOnce(List<String> launcher, int parallelism, int localSlots, RecordingLog log) throws Exception {
     Files.createDirectories(dir.resolve("bin"));
     Path running = Files.createDirectories(dir.resolve("running"));
     Path seen = dir.resolve("seen");
@@ -48,7 +52,7 @@ class CompileExecutorTest {
       planned.add(new IncrementalPlanner.Planned(job, "key" + i, "test"));
     }
     List<CompileExecutor.Outcome> outcomes = new CompileExecutor(new ProcessRunner(Map.of()), parallelism, localSlots,
-        dir, new RecordingLog()).run(planned, new CompileExecutor.ObjectStore() {
+        dir, log).run(planned, new CompileExecutor.ObjectStore() {
           public boolean restore(IncrementalPlanner.Planned p) {
             return false;
           }
@@ -68,5 +72,14 @@ class CompileExecutorTest {
     Path distcc = script("distcc", "exec \"$@\"\n");
     int farmed = mostAtOnce(List.of(distcc.toString()), 8, 2);
     assertTrue(farmed > 2, "jobs sent to the farm were held to the local slots: at most " + farmed + " at once");
+  }
+
+  @Test
+  void aFarmLauncherThatCannotStartIsReplacedByLocalCompilesThatSaySo() throws Exception {
+    Files.createDirectories(dir.resolve("src"));
+    RecordingLog log = new RecordingLog();
+    mostAtOnce(List.of(dir.resolve("bin/no-such/distcc").toString()), 4, 2, log);
+    assertEquals(8, log.lines().stream().filter(l -> l.contains("(distcc could not be started (")
+        && l.endsWith("; compiled locally)")).count(), log.text());
   }
 }

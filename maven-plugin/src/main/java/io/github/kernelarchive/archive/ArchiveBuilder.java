@@ -297,7 +297,7 @@ public final class ArchiveBuilder {
             + " another process writing it?). Run the build again once it is complete.");
       }
       members.add(new InspectedObject(inspection.name(), inspection.object(), inspection.size(),
-          inspection.modified(), hashes.get(i), inspection.symbols()));
+          inspection.modified(), hashes.get(i), inspection.symbols(), inspection.strongDefinitions()));
     }
     return members;
   }

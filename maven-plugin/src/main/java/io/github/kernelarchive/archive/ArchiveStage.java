@@ -37,9 +37,13 @@ public final class ArchiveStage {
 
   public enum Status { UP_TO_DATE, CACHE_HIT, BUILT }
 
-  /** @param sha256 the archive's content hash (from its manifest) */
+  /**
+   * @param sha256 the archive's content hash (from its manifest)
+   * @param definitions what each member defines strongly, for an archive built in this run (as
+   *     inspected); {@code null} for one reused, whose members nobody read
+   */
   public record Outcome(String name, Path archive, String sha256, Status status, int members, int batches,
-      int batchesRun) {}
+      int batchesRun, List<MemberSymbols> definitions) {}
 
   private final Tool ar;
   private final ProcessRunner runner;
@@ -129,7 +133,7 @@ public final class ArchiveStage {
     if (local.isPresent() && local.get().key().equals(key) && headersUnchanged(local.get())
         && stampMatches(request.name(), target)) {
       return Optional.of(new Outcome(request.name(), target, local.get().archiveDigest(), Status.UP_TO_DATE,
-          request.members().size(), 0, 0));
+          request.members().size(), 0, 0, null));
     }
     if (cache == null) {
       return Optional.empty();
@@ -145,7 +149,7 @@ public final class ArchiveStage {
     }
     recordLocal(request.name(), cached.get(), target);
     return Optional.of(new Outcome(request.name(), target, cached.get().archiveDigest(), Status.CACHE_HIT,
-        request.members().size(), 0, 0));
+        request.members().size(), 0, 0, null));
   }
 
   /** Whether a cache entry (local, or just received from the remote) can stand for this archive. */
@@ -210,7 +214,8 @@ public final class ArchiveStage {
       cache.store(EntryKind.ARCHIVE, key, target, manifest.toBytes());
     }
     return new Outcome(request.name(), target, manifest.archiveDigest(), Status.BUILT, built.members().size(),
-        built.batches(), built.batchesRun());
+        built.batches(), built.batchesRun(),
+        built.members().stream().map(m -> new MemberSymbols(m.name(), m.strongDefinitions())).toList());
   }
 
   /**

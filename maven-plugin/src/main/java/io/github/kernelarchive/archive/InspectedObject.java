@@ -13,10 +13,12 @@ import java.util.List;
  * @param sha256 hash of the bytes archived: batch keys, the manifest and later validation of the
  *     cached archive
  * @param symbols what the archive index lists for it
+ * @param strongDefinitions the symbols it defines strongly (for the duplicate check before the link)
  */
 public record InspectedObject(String name, Path object, long size, FileTime modified, String sha256,
-    List<String> symbols) {
+    List<String> symbols, List<String> strongDefinitions) {
   public InspectedObject {
     symbols = List.copyOf(symbols);
+    strongDefinitions = List.copyOf(strongDefinitions);
   }
 }

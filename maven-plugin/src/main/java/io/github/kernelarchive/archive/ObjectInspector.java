@@ -1,5 +1,6 @@
 package io.github.kernelarchive.archive;
 
+import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.ObjectRequirements;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,8 +14,8 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Looks at each object before anything is archived: the ELF checks ({@link ObjectRequirements})
- * and the symbols for the index. A wrong-CPU or non-object file is refused here, naming the file,
+ * Looks at each object before anything is archived: the ELF checks ({@link ObjectRequirements}),
+ * the symbols for the index, and the strong definitions the duplicate check before the link needs. A wrong-CPU or non-object file is refused here, naming the file,
  * before {@code ar} sees it. This does not read the payload: objects above {@link #READ_LIMIT}
  * are mapped, and the checks touch only their header, section table and symbol table; the bytes
  * are read once, by the write that copies and hashes them ({@link ArWriter}). Small objects are
@@ -39,9 +40,11 @@ final class ObjectInspector {
    * One object's facts, as of {@code modified}, and its bytes when they were kept ({@code null}
    * otherwise).
    */
-  record Inspection(String name, Path object, long size, FileTime modified, List<String> symbols, byte[] bytes) {
+  record Inspection(String name, Path object, long size, FileTime modified, List<String> symbols,
+      List<String> strongDefinitions, byte[] bytes) {
     Inspection {
       symbols = List.copyOf(symbols);
+      strongDefinitions = List.copyOf(strongDefinitions);
     }
 
     /** Whether the file still has the size and modification time it had when it was inspected. */
@@ -75,8 +78,9 @@ final class ObjectInspector {
       } else {
         elf = channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
       }
-      List<String> symbols = requirements.check(elf, where, object).definedExternalSymbols();
-      return new Inspection(name, object, size, modified, symbols, kept);
+      ElfObject parsed = requirements.check(elf, where, object);
+      return new Inspection(name, object, size, modified, parsed.definedExternalSymbols(), parsed.strongDefinitions(),
+          kept);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.github.kernelarchive.audit;
 
+import io.github.kernelarchive.archive.MemberSymbols;
 import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.elf.ElfSymbol;
 import java.io.IOException;
@@ -20,9 +21,17 @@ public final class DuplicateDefinitions {
 
   /** Fails, listing every duplicate, when a strong global symbol has more than one definer. */
   public static void check(List<Path> objects, List<Path> archives) throws IOException, BuildFailureException {
+    check(objects, archives, Map.of());
+  }
+
+  /**
+   * As {@link #check(List, List)}; an archive in {@code known} is not read again: its members'
+   * strong definitions were found when it was built.
+   */
+  public static void check(List<Path> objects, List<Path> archives, Map<Path, List<MemberSymbols>> known)
+      throws IOException, BuildFailureException {
     // Weak and unique (inline, template, COMDAT) definitions merge; common symbols do not define.
-    Map<String, List<String>> definers = SymbolDefiners.of(objects, archives,
-        symbol -> symbol.binding() == ElfSymbol.GLOBAL && symbol.sectionIndex() != ElfSymbol.SHN_COMMON);
+    Map<String, List<String>> definers = SymbolDefiners.of(objects, archives, known, ElfSymbol::definesStrongly);
     Map<String, List<String>> duplicates = new LinkedHashMap<>();
     definers.forEach((symbol, where) -> {
       if (where.size() > 1) {

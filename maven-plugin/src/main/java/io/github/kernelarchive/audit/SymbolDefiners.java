@@ -3,6 +3,7 @@ package io.github.kernelarchive.audit;
 import io.github.kernelarchive.archive.ArFormatException;
 import io.github.kernelarchive.archive.ArMember;
 import io.github.kernelarchive.archive.ArReader;
+import io.github.kernelarchive.archive.MemberSymbols;
 import io.github.kernelarchive.elf.ElfFormatException;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.ElfSymbol;
@@ -27,11 +28,28 @@ final class SymbolDefiners {
 
   static Map<String, List<String>> of(List<Path> objects, List<Path> archives, Predicate<ElfSymbol> counted)
       throws IOException {
+    return of(objects, archives, Map.of(), counted);
+  }
+
+  /**
+   * @param known for archives whose members' counted symbols are already known (built in this
+   *     run), those symbols, in member order: such an archive is not read
+   */
+  static Map<String, List<String>> of(List<Path> objects, List<Path> archives, Map<Path, List<MemberSymbols>> known,
+      Predicate<ElfSymbol> counted) throws IOException {
     Map<String, List<String>> definers = new TreeMap<>();
     for (Path object : objects) {
       collect(ByteBuffer.wrap(Files.readAllBytes(object)), object.getFileName().toString(), counted, definers);
     }
     for (Path archive : archives) {
+      List<MemberSymbols> members = known.get(archive);
+      if (members != null) {
+        for (MemberSymbols member : members) {
+          String where = archive.getFileName() + "(" + member.member() + ")";
+          member.strongDefinitions().forEach(symbol -> definers.computeIfAbsent(symbol, k -> new ArrayList<>()).add(where));
+        }
+        continue;
+      }
       try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
         for (ArMember member : ArReader.read(channel).members()) {
           collect(ArReader.map(channel, member), archive.getFileName() + "(" + member.name() + ")", counted, definers);

@@ -76,6 +76,11 @@ public final class ElfObject {
     return names;
   }
 
+  /** Names of the symbols it defines strongly ({@link ElfSymbol#definesStrongly}), in table order. */
+  public List<String> strongDefinitions() {
+    return symbols.stream().filter(ElfSymbol::definesStrongly).map(ElfSymbol::name).toList();
+  }
+
   public static String machineName(int machine) {
     return MACHINE_NAMES.getOrDefault(machine, "machine " + machine);
   }

@@ -26,6 +26,14 @@ public record ElfSymbol(String name, int binding, int type, int sectionIndex, in
     return sectionIndex != SHN_UNDEF;
   }
 
+  /**
+   * A definition the linker will not merge with another one: global binding, in a section. Weak
+   * and unique (inline, template, COMDAT) definitions merge, and common symbols do not define.
+   */
+  public boolean definesStrongly() {
+    return isDefined() && type != TYPE_FILE && binding == GLOBAL && sectionIndex != SHN_COMMON;
+  }
+
   /** Visible to the linker from other objects: what an archive's symbol index lists. */
   public boolean isExternal() {
     return binding == GLOBAL || binding == WEAK || binding == GNU_UNIQUE;

@@ -1,5 +1,6 @@
 package io.github.kernelarchive.link;
 
+import io.github.kernelarchive.archive.MemberSymbols;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -20,8 +21,16 @@ import java.util.List;
 public record LinkRequest(String libraryName, List<Path> objects, List<Archive> archives, boolean privateArchives,
     List<Path> sharedLibraries, List<String> exports, List<String> linkFlags, Path cudaLibraryDirectory) {
 
-  /** An archive and its content hash (known from its manifest, so the link key need not re-read it). */
-  public record Archive(Path file, String sha256) {}
+  /**
+   * An archive and its content hash (known from its manifest, so the link key need not re-read
+   * it), and what its members define strongly when this run inspected them ({@code null}
+   * otherwise: the duplicate check then reads the archive).
+   */
+  public record Archive(Path file, String sha256, List<MemberSymbols> definitions) {
+    public Archive(Path file, String sha256) {
+      this(file, sha256, null);
+    }
+  }
 
   public LinkRequest {
     objects = List.copyOf(objects);

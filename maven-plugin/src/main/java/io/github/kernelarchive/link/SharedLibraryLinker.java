@@ -1,5 +1,6 @@
 package io.github.kernelarchive.link;
 
+import io.github.kernelarchive.archive.MemberSymbols;
 import io.github.kernelarchive.audit.DuplicateDefinitions;
 import io.github.kernelarchive.audit.SystemHeaderSymbols;
 import io.github.kernelarchive.common.BuildFailureException;
@@ -19,7 +20,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Links objects into {@code lib<name>.so} with the C++ driver, through a response file. Relinks
@@ -96,7 +99,11 @@ public final class SharedLibraryLinker {
 
     // Before the linker: it would stop at the first multiple definition; this lists them all.
     try (Trace.Span span = Trace.current().span("duplicate definitions", "link")) {
-      DuplicateDefinitions.check(request.objects(), request.archives().stream().map(LinkRequest.Archive::file).toList());
+      Map<Path, List<MemberSymbols>> known = new HashMap<>();
+      request.archives().stream().filter(a -> a.definitions() != null)
+          .forEach(a -> known.put(a.file(), a.definitions()));
+      DuplicateDefinitions.check(request.objects(), request.archives().stream().map(LinkRequest.Archive::file).toList(),
+          known);
     }
     Path temporary = AtomicFiles.temporarySibling(library);
     try {

@@ -333,7 +333,7 @@ public final class KernelBuild {
     SharedLibraryLinker linker = new SharedLibraryLinker(toolchain.compiler(Language.CXX).orElseThrow(),
         toolchain.linker(), toolchain.runner(), request.outputDirectory(), hashes);
     List<LinkRequest.Archive> linkedArchives = archives.values().stream()
-        .map(o -> new LinkRequest.Archive(o.archive(), o.sha256())).toList();
+        .map(o -> new LinkRequest.Archive(o.archive(), o.sha256(), o.definitions())).toList();
     if (request.staticLink()) {
       try (Trace.Span span = Trace.current().span("link lib" + request.libraryName() + ".so", "link")) {
         return new Libraries(linker.link(new LinkRequest(request.libraryName(), hostObjects, linkedArchives, true,

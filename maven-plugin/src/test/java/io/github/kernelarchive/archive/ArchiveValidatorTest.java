@@ -168,7 +168,7 @@ class ArchiveValidatorTest {
     for (PlannedMember m : members) {
       List<String> symbols = ElfObject.parse(ByteBuffer.wrap(Files.readAllBytes(m.object()))).definedExternalSymbols();
       objects.add(new InspectedObject(m.name(), m.object(), Files.size(m.object()), Files.getLastModifiedTime(m.object()),
-          m.sha256(), symbols));
+          m.sha256(), symbols, List.of()));
     }
     return objects;
   }
@@ -180,7 +180,7 @@ class ArchiveValidatorTest {
     List<InspectedObject> moreSymbols = new ArrayList<>(inspected());
     InspectedObject m2 = moreSymbols.get(2);
     moreSymbols.set(2, new InspectedObject(m2.name(), m2.object(), m2.size(), m2.modified(), m2.sha256(),
-        List.of("member_2", "not_in_the_index")));
+        List.of("member_2", "not_in_the_index"), List.of()));
     ArchiveInvalidException e = assertThrows(ArchiveInvalidException.class,
         () -> validator.validateWritten(archive, moreSymbols));
     assertTrue(e.getMessage().contains("the symbol index does not list 'not_in_the_index' defined by member 'm2.o' "
@@ -189,7 +189,7 @@ class ArchiveValidatorTest {
     List<InspectedObject> otherSize = new ArrayList<>(inspected());
     InspectedObject m4 = otherSize.get(4);
     otherSize.set(4, new InspectedObject(m4.name(), m4.object(), m4.size() + 2, m4.modified(), m4.sha256(),
-        m4.symbols()));
+        m4.symbols(), List.of()));
     e = assertThrows(ArchiveInvalidException.class, () -> validator.validateWritten(archive, otherSize));
     assertTrue(e.getMessage().contains("member 'm4.o' (position 5) holds " + m4.size() + " bytes"), e.getMessage());
 

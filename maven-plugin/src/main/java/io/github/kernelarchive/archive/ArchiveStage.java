@@ -85,15 +85,14 @@ public final class ArchiveStage {
    */
   public String keyOf(ArchiveRequest request) throws IOException {
     List<ArchiveRequest.Member> members = request.members();
-    List<Optional<String>> contents = List.of();
-    if (members.stream().anyMatch(ArchiveRequest.Member::keyedByContent)) {
-      // A slice only when something may be read: hashes this build took, or stamps that still match, need no read.
-      try (Trace.Span span = members.stream().anyMatch(m -> m.keyedByContent()
-          && hashes.hashedEarlier(m.object()).isEmpty() && hashes.fromStamp(m.object()).isEmpty())
-          ? Trace.current().span("hash prebuilt objects of " + request.name(), "archive") : null) {
-        contents = members.parallelStream()
-            .map(member -> member.keyedByContent() ? hashes.of(member.object()) : Optional.<String>empty()).toList();
-      }
+    // A timeline slice only when something is read: a hash this build took, or a stamp that still
+    // matches, needs no read (fromStamp answers both).
+    boolean reads = members.stream().anyMatch(m -> m.keyedByContent() && hashes.fromStamp(m.object()).isEmpty());
+    List<Optional<String>> contents;
+    try (Trace.Span span = reads ? Trace.current().span("hash prebuilt objects of " + request.name(), "archive")
+        : null) {
+      contents = members.parallelStream()
+          .map(member -> member.keyedByContent() ? hashes.of(member.object()) : Optional.<String>empty()).toList();
     }
     List<String> parts = new ArrayList<>(List.of(KEY_FORMAT, ar.identity(), ArchiveBuilder.AR_FLAGS,
         Integer.toString(ElfObject.hostMachine()), request.name()));

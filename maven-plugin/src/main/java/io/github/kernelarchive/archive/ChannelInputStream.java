@@ -23,6 +23,7 @@ final class ChannelInputStream extends InputStream {
   private final long size;
   private final ByteBuffer buffer = ByteBuffer.allocate(8 << 10).limit(0);
   private long position; // of the buffer's next byte in the file
+  private final byte[] one = new byte[1];
 
   ChannelInputStream(FileChannel channel, long size) {
     this.channel = channel;
@@ -31,7 +32,6 @@ final class ChannelInputStream extends InputStream {
 
   @Override
   public int read() throws IOException {
-    byte[] one = new byte[1];
     return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
   }
 

@@ -5,9 +5,11 @@ import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.elf.ElfSymbol;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Finds strong symbols defined more than once among the objects and archive members that go into
@@ -31,7 +33,21 @@ public final class DuplicateDefinitions {
   public static void check(List<Path> objects, List<Path> archives, Map<Path, List<MemberSymbols>> known)
       throws IOException, BuildFailureException {
     // Weak and unique (inline, template, COMDAT) definitions merge; common symbols do not define.
-    Map<String, List<String>> definers = SymbolDefiners.of(objects, archives, known, ElfSymbol::definesStrongly);
+    Map<String, List<String>> definers = new TreeMap<>();
+    for (Path object : objects) {
+      SymbolDefiners.addObject(definers, object, ElfSymbol::definesStrongly);
+    }
+    for (Path archive : archives) {
+      List<MemberSymbols> members = known.get(archive);
+      if (members == null) {
+        SymbolDefiners.addArchive(definers, archive, ElfSymbol::definesStrongly);
+        continue;
+      }
+      for (MemberSymbols member : members) {
+        String where = SymbolDefiners.where(archive, member.member());
+        member.strongDefinitions().forEach(s -> definers.computeIfAbsent(s, k -> new ArrayList<>()).add(where));
+      }
+    }
     Map<String, List<String>> duplicates = new LinkedHashMap<>();
     definers.forEach((symbol, where) -> {
       if (where.size() > 1) {

@@ -3,7 +3,6 @@ package io.github.kernelarchive.audit;
 import io.github.kernelarchive.archive.ArFormatException;
 import io.github.kernelarchive.archive.ArMember;
 import io.github.kernelarchive.archive.ArReader;
-import io.github.kernelarchive.archive.MemberSymbols;
 import io.github.kernelarchive.elf.ElfFormatException;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.ElfSymbol;
@@ -28,37 +27,37 @@ final class SymbolDefiners {
 
   static Map<String, List<String>> of(List<Path> objects, List<Path> archives, Predicate<ElfSymbol> counted)
       throws IOException {
-    return of(objects, archives, Map.of(), counted);
-  }
-
-  /**
-   * @param known for archives whose members' counted symbols are already known (built in this
-   *     run), those symbols, in member order: such an archive is not read
-   */
-  static Map<String, List<String>> of(List<Path> objects, List<Path> archives, Map<Path, List<MemberSymbols>> known,
-      Predicate<ElfSymbol> counted) throws IOException {
     Map<String, List<String>> definers = new TreeMap<>();
     for (Path object : objects) {
-      collect(ByteBuffer.wrap(Files.readAllBytes(object)), object.getFileName().toString(), counted, definers);
+      addObject(definers, object, counted);
     }
     for (Path archive : archives) {
-      List<MemberSymbols> members = known.get(archive);
-      if (members != null) {
-        for (MemberSymbols member : members) {
-          String where = archive.getFileName() + "(" + member.member() + ")";
-          member.strongDefinitions().forEach(symbol -> definers.computeIfAbsent(symbol, k -> new ArrayList<>()).add(where));
-        }
-        continue;
-      }
-      try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
-        for (ArMember member : ArReader.read(channel).members()) {
-          collect(ArReader.map(channel, member), archive.getFileName() + "(" + member.name() + ")", counted, definers);
-        }
-      } catch (ArFormatException e) {
-        throw new IOException(archive + ": " + e.getMessage(), e);
-      }
+      addArchive(definers, archive, counted);
     }
     return definers;
+  }
+
+  /** Adds what {@code object} defines among the {@code counted} symbols, under its file name. */
+  static void addObject(Map<String, List<String>> definers, Path object, Predicate<ElfSymbol> counted)
+      throws IOException {
+    collect(ByteBuffer.wrap(Files.readAllBytes(object)), object.getFileName().toString(), counted, definers);
+  }
+
+  /** Adds what each member of {@code archive} defines among the {@code counted} symbols, as {@code lib.a(m.o)}. */
+  static void addArchive(Map<String, List<String>> definers, Path archive, Predicate<ElfSymbol> counted)
+      throws IOException {
+    try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
+      for (ArMember member : ArReader.read(channel).members()) {
+        collect(ArReader.map(channel, member), where(archive, member.name()), counted, definers);
+      }
+    } catch (ArFormatException e) {
+      throw new IOException(archive + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** How a member is named in reports, as the linker names it. */
+  static String where(Path archive, String member) {
+    return archive.getFileName() + "(" + member + ")";
   }
 
   private static void collect(ByteBuffer bytes, String where, Predicate<ElfSymbol> counted,

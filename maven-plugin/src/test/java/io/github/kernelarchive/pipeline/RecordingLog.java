@@ -8,24 +8,28 @@ import java.util.List;
 public final class RecordingLog implements BuildLog {
   private final List<String> lines = new ArrayList<>();
 
-  @Override
-  public synchronized void info(String message) {
-    message.lines().forEach(l -> lines.add("INFO " + l));
+  private synchronized void add(String level, String message) {
+    message.lines().forEach(l -> lines.add(level + " " + l));
   }
 
   @Override
-  public synchronized void warn(String message) {
-    message.lines().forEach(l -> lines.add("WARN " + l));
+  public void info(String message) {
+    add("INFO", message);
   }
 
   @Override
-  public synchronized void error(String message) {
-    message.lines().forEach(l -> lines.add("ERROR " + l));
+  public void warn(String message) {
+    add("WARN", message);
   }
 
   @Override
-  public synchronized void debug(String message) {
-    message.lines().forEach(l -> lines.add("DEBUG " + l));
+  public void error(String message) {
+    add("ERROR", message);
+  }
+
+  @Override
+  public void debug(String message) {
+    add("DEBUG", message);
   }
 
   public synchronized List<String> lines() {

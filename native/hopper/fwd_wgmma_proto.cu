@@ -5,17 +5,10 @@
 // the online softmax on the accumulators, then O += P V with P from registers and V as wgmma's
 // transposed (N-major) B. Checked against the CPU and timed with events; not wired into libmha.
 // Build: nvcc -gencode=arch=compute_90a,code=sm_90a -O3 -o fwd_wgmma_proto fwd_wgmma_proto.cu
-#include <cuda_fp16.h>
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
-#include <vector>
 
-#define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA error %s at %s:%d\n", \
-    cudaGetErrorString(e), __FILE__, __LINE__); exit(1); } } while (0)
+#include "harness.cuh"
 
 constexpr int D = 128, WG = 2, BM = 64 * WG, BN = 128, THREADS = 128 * WG;
 constexpr int Q_BYTES = BM * D * 2, KV_BYTES = BN * D * 2;  // 32 KB, 32 KB
@@ -215,92 +208,9 @@ int main(int argc, char **argv) {
   const bool check_only = argc > 1 && std::string(argv[1]) == "check";  // for compute-sanitizer
   CHECK(cudaFuncSetAttribute(fwd<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
   CHECK(cudaFuncSetAttribute(fwd<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
-  // Correctness: B=1, H=2, seq 384 (three key tiles), random inputs, against float64 on the CPU.
-  {
-    const int b = 1, h = 2, seq = 384;
-    const size_t n = static_cast<size_t>(b) * h * seq * D;
-    std::vector<__half> hq(n), hk(n), hv(n), ho(n);
-    std::vector<double> fq(n), fk(n), fv(n);
-    srand(11);
-    for (size_t i = 0; i < n; ++i) {
-      fq[i] = __half2float(hq[i] = __float2half((rand() / (float)RAND_MAX - 0.5f) * 2));
-      fk[i] = __half2float(hk[i] = __float2half((rand() / (float)RAND_MAX - 0.5f) * 2));
-      fv[i] = __half2float(hv[i] = __float2half((rand() / (float)RAND_MAX - 0.5f) * 2));
-    }
-    __half *dq, *dk, *dv, *dout;
-    CHECK(cudaMalloc(&dq, n * 2)); CHECK(cudaMalloc(&dk, n * 2)); CHECK(cudaMalloc(&dv, n * 2)); CHECK(cudaMalloc(&dout, n * 2));
-    CHECK(cudaMemcpy(dq, hq.data(), n * 2, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(dk, hk.data(), n * 2, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(dv, hv.data(), n * 2, cudaMemcpyHostToDevice));
-    for (int causal = 0; causal < 2; ++causal) {
-      CHECK(cudaMemset(dout, 0xff, n * 2));  // poison (NaN)
-      run(causal, dq, dk, dv, dout, b, h, seq);
-      CHECK(cudaGetLastError());
-      CHECK(cudaDeviceSynchronize());
-      CHECK(cudaMemcpy(ho.data(), dout, n * 2, cudaMemcpyDeviceToHost));
-      double num = 0, den = 0;
-      bool nan = false;
-      for (int hh = 0; hh < b * h; ++hh) {
-        for (int i = 0; i < seq; ++i) {
-          std::vector<double> w(seq);
-          double mx = -1e300, sum = 0;
-          int last = causal ? i : seq - 1;
-          for (int j = 0; j <= last; ++j) {
-            double d = 0;
-            for (int x = 0; x < D; ++x) d += fq[(hh * seq + i) * D + x] * fk[(hh * seq + j) * D + x];
-            w[j] = d / std::sqrt((double)D);
-            mx = std::max(mx, w[j]);
-          }
-          for (int j = 0; j <= last; ++j) sum += (w[j] = std::exp(w[j] - mx));
-          for (int x = 0; x < D; ++x) {
-            double ref = 0;
-            for (int j = 0; j <= last; ++j) ref += w[j] * fv[(hh * seq + j) * D + x];
-            ref /= sum;
-            double got = __half2float(ho[(hh * seq + i) * D + x]);
-            nan |= std::isnan(got);
-            num += (got - ref) * (got - ref);
-            den += ref * ref;
-          }
-        }
-      }
-      printf("check %s seq %d: relative error %.2e%s\n", causal ? "causal" : "full", seq, std::sqrt(num / den),
-             nan ? " (NaN!)" : "");
-    }
-  }
-  // Timing: B=4, H=16, D=128 at seq 1024/4096/8192, median of 20 after warm-up.
-  for (int seq : {1024, 4096, 8192}) {
-    if (check_only) break;
-    const int b = 4, h = 16;
-    const size_t n = static_cast<size_t>(b) * h * seq * D;
-    __half *dq, *dk, *dv, *dout;
-    CHECK(cudaMalloc(&dq, n * 2)); CHECK(cudaMalloc(&dk, n * 2)); CHECK(cudaMalloc(&dv, n * 2)); CHECK(cudaMalloc(&dout, n * 2));
-    std::vector<__half> init(n);
-    for (size_t i = 0; i < n; ++i) init[i] = __float2half((i * 2654435761u % 1000) / 1000.f - 0.5f);
-    CHECK(cudaMemcpy(dq, init.data(), n * 2, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(dk, init.data(), n * 2, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(dv, init.data(), n * 2, cudaMemcpyHostToDevice));
-    for (int causal = 0; causal < 2; ++causal) {
-      for (int i = 0; i < 3; ++i) run(causal, dq, dk, dv, dout, b, h, seq);
-      CHECK(cudaDeviceSynchronize());
-      std::vector<float> ms;
-      cudaEvent_t e0, e1;
-      cudaEventCreate(&e0);
-      cudaEventCreate(&e1);
-      for (int i = 0; i < 20; ++i) {
-        cudaEventRecord(e0);
-        run(causal, dq, dk, dv, dout, b, h, seq);
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        float t;
-        cudaEventElapsedTime(&t, e0, e1);
-        ms.push_back(t);
-      }
-      CHECK(cudaGetLastError());
-      std::sort(ms.begin(), ms.end());
-      double flops = 4.0 * b * h * (double)seq * seq * D * (causal ? 0.5 : 1.0);
-      printf("time %s seq %d: %.3f ms, %.0f TFLOP/s\n", causal ? "causal" : "full", seq, ms[10], flops / ms[10] / 1e9);
-    }
-    cudaFree(dq); cudaFree(dk); cudaFree(dv); cudaFree(dout);
-  }
-  return 0;
+  const Launch<__half> launch = [](bool causal, const __half *q, const __half *k, const __half *v, __half *o, int b,
+                                   int h, int seq) { run(causal, q, k, v, o, b, h, seq); };
+  const bool ok = check_against_cpu<__half>(launch, D, 384, 1e-2);
+  if (!check_only) time_launches<__half>(launch, D, {1024, 4096, 8192});
+  return ok ? 0 : 1;
 }

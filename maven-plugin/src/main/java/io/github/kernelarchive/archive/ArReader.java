@@ -51,11 +51,13 @@ public final class ArReader {
     checkMagic(channel, size, false);
     List<ArMember> members = new ArrayList<>();
     List<IndexEntry> index = null;
-    ArArchiveInputStream in = new ArArchiveInputStream(new ChannelInputStream(channel, size));
+    ChannelInputStream stream = new ChannelInputStream(channel, size);
+    ArArchiveInputStream in = new ArArchiveInputStream(stream);
     try {
       FileWindow headers = new FileWindow(channel, size);
       for (ArArchiveEntry entry; (entry = in.getNextEntry()) != null; ) {
         long data = in.getBytesRead(); // where its content starts (after a BSD name)
+        stream.passOver(data, entry.getLength()); // read below through the channel, if at all
         long header = headerOffset(headers, data, entry.getName());
         // llvm-ar pads BSD names with NULs, which Commons Compress keeps.
         String name = entry.getName().replace("\0", "");

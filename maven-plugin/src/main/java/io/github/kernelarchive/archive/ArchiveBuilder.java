@@ -100,26 +100,26 @@ public final class ArchiveBuilder {
   public Result build(String name, List<Input> inputs, Path workDirectory, Path output)
       throws IOException, ToolchainException, ArchiveInvalidException, InterruptedException {
     Files.createDirectories(workDirectory);
-    List<List<Input>> batches = new ArrayList<>();
-    for (int from = 0; from < inputs.size(); from += batchSize) {
-      batches.add(inputs.subList(from, Math.min(inputs.size(), from + batchSize)));
-    }
-    removeBatchesBeyond(workDirectory, batches.size());
+    int batches = (inputs.size() + batchSize - 1) / batchSize;
+    removeBatchesBeyond(workDirectory, batches);
+    // How each batch names its members (relative to its folder), worked out once per object: the
+    // batch's response file, its key and its check all use it.
+    List<String> relativeNames = inputs.stream().map(input -> relativePath(workDirectory, input.object())).toList();
 
     Path temporary = AtomicFiles.temporarySibling(output);
     try {
       List<InspectedObject> members;
-      boolean[] ran = new boolean[batches.size()];
-      boolean[] fromCache = new boolean[batches.size()];
+      boolean[] ran = new boolean[batches];
+      boolean[] fromCache = new boolean[batches];
       List<String> failures = new ArrayList<>();
       try (BoundedPool<BatchOutcome> pool = new BoundedPool<>("kernel-ar", parallelism)) {
         // Without a cache, a batch with nothing recorded by an earlier build (every batch of a clean
         // build) runs whatever its objects hold: start it now, so ar works while the archive is
         // written. With one, its key (over the members' hashes) must be known first, to look it up.
-        for (int i = 0; i < batches.size() && cache == null; i++) {
+        for (int i = 0; i < batches && cache == null; i++) {
           if (!Files.isRegularFile(batchFile(workDirectory, i)) || !Files.isRegularFile(keyFile(workDirectory, i))) {
             ran[i] = true;
-            submitBatch(pool, workDirectory, i, batches.get(i));
+            submitBatch(pool, workDirectory, i, sliceOf(relativeNames, i));
           }
         }
         try {
@@ -135,27 +135,30 @@ public final class ArchiveBuilder {
           pool.awaitAll((done, total, outcome) -> {}); // no ar run outlives the build that started it
           throw e;
         }
-        for (int i = 0; i < batches.size(); i++) {
-          String key = batchKey(workDirectory, membersOf(members, i));
-          if (ran[i] || KeyFile.upToDate(batchFile(workDirectory, i), keyFile(workDirectory, i), key)) {
+        for (int i = 0; i < batches; i++) {
+          if (ran[i]) {
             continue;
           }
-          fromCache[i] = restoreBatch(workDirectory, i, key, membersOf(members, i));
+          String key = batchKey(sliceOf(members, i), sliceOf(relativeNames, i));
+          if (KeyFile.upToDate(batchFile(workDirectory, i), keyFile(workDirectory, i), key)) {
+            continue;
+          }
+          fromCache[i] = restoreBatch(workDirectory, i, key, sliceOf(members, i), sliceOf(relativeNames, i));
           if (!fromCache[i]) {
             ran[i] = true;
-            submitBatch(pool, workDirectory, i, batches.get(i));
+            submitBatch(pool, workDirectory, i, sliceOf(relativeNames, i));
           }
         }
-        pool.awaitAll((done, total, outcome) -> report(name, batches.size(), done, total, outcome, failures));
+        pool.awaitAll((done, total, outcome) -> report(name, batches, done, total, outcome, failures));
       }
       if (!failures.isEmpty()) {
         throw new ToolchainException(ar.command() + " failed on " + failures.size() + " batch(es) of archive '"
             + name + "': " + failures.get(0).lines().findFirst().orElse("") + ". Check the archiver or set kernel.ar.");
       }
       int batchesRun = 0;
-      for (int i = 0; i < batches.size(); i++) {
+      for (int i = 0; i < batches; i++) {
         if (ran[i] || fromCache[i]) {
-          String key = batchKey(workDirectory, membersOf(members, i));
+          String key = batchKey(sliceOf(members, i), sliceOf(relativeNames, i));
           KeyFile.record(keyFile(workDirectory, i), key);
           if (ran[i] && cache != null) {
             Path batch = batchFile(workDirectory, i);
@@ -165,19 +168,20 @@ public final class ArchiveBuilder {
         }
       }
       try (Trace.Span span = Trace.current().span("check batches of " + name, "archive")) {
-        for (int i = 0; i < batches.size(); i++) {
-          checkBatch(batchFile(workDirectory, i), workDirectory, membersOf(members, i));
+        for (int i = 0; i < batches; i++) {
+          checkBatch(batchFile(workDirectory, i), workDirectory, sliceOf(members, i), sliceOf(relativeNames, i));
         }
       }
       AtomicFiles.publish(temporary, output);
-      return new Result(output, batches.size(), batchesRun, members);
+      return new Result(output, batches, batchesRun, members);
     } finally {
       Files.deleteIfExists(temporary);
     }
   }
 
-  private List<InspectedObject> membersOf(List<InspectedObject> members, int batch) {
-    return members.subList(batch * batchSize, Math.min(members.size(), (batch + 1) * batchSize));
+  /** Batch {@code batch}'s part of a list that runs over all members. */
+  private <T> List<T> sliceOf(List<T> all, int batch) {
+    return all.subList(batch * batchSize, Math.min(all.size(), (batch + 1) * batchSize));
   }
 
   /** Inspects every object, on all cores; the first problem in archive order is reported. */
@@ -221,39 +225,39 @@ public final class ArchiveBuilder {
     }
   }
 
-  private void submitBatch(BoundedPool<BatchOutcome> pool, Path workDirectory, int number, List<Input> batch) {
-    pool.submit(() -> runBatch(workDirectory, number, batch));
+  /** @param objects the batch's members, relative to {@code workDirectory} (ar runs there) */
+  private void submitBatch(BoundedPool<BatchOutcome> pool, Path workDirectory, int number, List<String> objects) {
+    pool.submit(() -> runBatch(workDirectory, number, objects));
   }
 
-  private BatchOutcome runBatch(Path workDirectory, int number, List<Input> batch) {
+  private BatchOutcome runBatch(Path workDirectory, int number, List<String> objects) {
     try (Trace.Span span = Trace.current().span("ar " + workDirectory.getFileName() + " batch " + (number + 1), "ar")) {
-      return runBatchTraced(workDirectory, number, batch);
+      return runBatchTraced(workDirectory, number, objects);
     }
   }
 
-  private BatchOutcome runBatchTraced(Path workDirectory, int number, List<Input> batch) {
+  private BatchOutcome runBatchTraced(Path workDirectory, int number, List<String> objects) {
     Path target = batchFile(workDirectory, number);
     Path temporary;
     try {
       // A name that does not exist yet: ar appends to an existing file instead of replacing it.
       temporary = AtomicFiles.temporarySibling(target);
     } catch (IOException e) {
-      return new BatchOutcome(number, batch.size(), e.toString());
+      return new BatchOutcome(number, objects.size(), e.toString());
     }
     try {
       // The old key must not vouch for the new batch if the build stops before the key is recorded.
       Files.deleteIfExists(keyFile(workDirectory, number));
-      // Relative to the batch's folder (ar runs there): the batch then fits any checkout.
-      List<String> objects = batch.stream().map(m -> relativePath(workDirectory, m.object())).toList();
+      // Relative to the batch's folder: the batch then fits any checkout.
       String rsp = ResponseFile.write(workDirectory.resolve(String.format("batch-%05d.rsp", number)), objects);
       ProcessResult result = runner.run(List.of(ar.command(), THIN, AR_FLAGS, temporary.toString(), rsp), workDirectory);
       if (!result.succeeded()) {
-        return new BatchOutcome(number, batch.size(), "exit " + result.exitCode() + ": " + result.output().strip());
+        return new BatchOutcome(number, objects.size(), "exit " + result.exitCode() + ": " + result.output().strip());
       }
       AtomicFiles.publish(temporary, target);
-      return new BatchOutcome(number, batch.size(), null);
+      return new BatchOutcome(number, objects.size(), null);
     } catch (IOException e) {
-      return new BatchOutcome(number, batch.size(), e.toString());
+      return new BatchOutcome(number, objects.size(), e.toString());
     } finally {
       try {
         Files.deleteIfExists(temporary);
@@ -305,9 +309,9 @@ public final class ArchiveBuilder {
   /**
    * Checks that the thin batch {@code batchFile} lists exactly {@code planned}, in order, at the
    * inspected sizes; relative member names are taken relative to {@code folder}, where the batch
-   * is (or will be) used.
+   * is (or will be) used. {@code given} are the names the batch was made from.
    */
-  private void checkBatch(Path batchFile, Path folder, List<InspectedObject> planned)
+  private void checkBatch(Path batchFile, Path folder, List<InspectedObject> planned, List<String> given)
       throws IOException, ArchiveInvalidException {
     List<ArMember> recorded;
     try (FileChannel channel = FileChannel.open(batchFile, StandardOpenOption.READ)) {
@@ -322,17 +326,19 @@ public final class ArchiveBuilder {
     // Batches are given paths relative to their real folder (where ar runs). GNU ar records them as
     // given; llvm-ar records them relative to the batch's path as named on its command line, which
     // differs when a folder on the way is a symbolic link; either may also store absolute paths.
+    // A name recorded exactly as given needs no resolving.
     Path realFolder = realFolder(folder);
     Path namedFolder = folder.toAbsolutePath().normalize();
     for (int m = 0; m < planned.size(); m++) {
-      Path expected = real(planned.get(m).object());
       String name = recorded.get(m).name();
-      if (!real(realFolder.resolve(name)).equals(expected) && !real(namedFolder.resolve(name)).equals(expected)) {
+      Path expected = name.equals(given.get(m)) ? null : real(planned.get(m).object());
+      if (expected != null && !real(realFolder.resolve(name)).equals(expected)
+          && !real(namedFolder.resolve(name)).equals(expected)) {
         throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " is '" + name + "' but " + expected
             + " was planned there (missing, extra or reordered member)");
       }
       if (recorded.get(m).size() != planned.get(m).size()) {
-        throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " (" + expected + ") was recorded at "
+        throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " (" + planned.get(m).object() + ") was recorded at "
             + recorded.get(m).size() + " bytes but has " + planned.get(m).size() + " (changed while archiving)");
       }
     }
@@ -343,8 +349,8 @@ public final class ArchiveBuilder {
    * returns whether it did. Thin batches name members relative to their folder, so an entry made
    * in another checkout fits this one.
    */
-  private boolean restoreBatch(Path workDirectory, int number, String key, List<InspectedObject> planned)
-      throws IOException, InterruptedException {
+  private boolean restoreBatch(Path workDirectory, int number, String key, List<InspectedObject> planned,
+      List<String> given) throws IOException, InterruptedException {
     if (cache == null) {
       return false;
     }
@@ -354,7 +360,7 @@ public final class ArchiveBuilder {
         return BuildCache.Verdict.corrupt("the batch differs from its manifest");
       }
       try {
-        checkBatch(candidate.payload(), workDirectory, planned);
+        checkBatch(candidate.payload(), workDirectory, planned, given);
       } catch (ArchiveInvalidException e) {
         return BuildCache.Verdict.corrupt(e.problem());
       }
@@ -368,12 +374,12 @@ public final class ArchiveBuilder {
   }
 
   /** Over the archiver and each member's name, path relative to the batch folder, and content hash. */
-  private String batchKey(Path workDirectory, List<InspectedObject> batch) {
+  private String batchKey(List<InspectedObject> batch, List<String> relativeNames) {
     List<String> parts = new ArrayList<>(List.of(BATCH_KEY_FORMAT, ar.identity(), THIN, AR_FLAGS));
-    for (InspectedObject member : batch) {
-      parts.add(member.name());
-      parts.add(relativePath(workDirectory, member.object()));
-      parts.add(member.sha256());
+    for (int m = 0; m < batch.size(); m++) {
+      parts.add(batch.get(m).name());
+      parts.add(relativeNames.get(m));
+      parts.add(batch.get(m).sha256());
     }
     return Hashing.ofStrings(parts);
   }

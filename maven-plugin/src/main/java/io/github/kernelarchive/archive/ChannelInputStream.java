@@ -7,9 +7,12 @@ import java.nio.channels.FileChannel;
 
 /**
  * An input stream over a file channel for Commons Compress's archive reader: reads go through a
- * small buffer, and skipping a member moves the position instead of reading its bytes (the JDK's
- * channel streams read what they skip), so listing the members of a 300 MB archive reads its
- * headers only. Reads are positional and leave the channel's own position alone.
+ * small buffer, and a member's content is passed over without reading it, so listing the members
+ * of a 300 MB archive reads its headers only. Skipping alone would not do that: Commons Compress
+ * skips a member with commons-io's {@code IOUtils.skip}, which reads the bytes into a scratch
+ * buffer (it never calls {@link #skip}), so the reader marks each member's content with
+ * {@link #passOver} and reads inside it only move the position. Reads are positional and leave the
+ * channel's own position alone.
  */
 final class ChannelInputStream extends InputStream {
   /** A failure of the file itself, told apart from the reader's complaints about the format. */
@@ -24,6 +27,8 @@ final class ChannelInputStream extends InputStream {
   private final ByteBuffer buffer = ByteBuffer.allocate(8 << 10).limit(0);
   private long position; // of the buffer's next byte in the file
   private final byte[] one = new byte[1];
+  private long passFrom;
+  private long passTo; // [passFrom, passTo): content nobody looks at
 
   ChannelInputStream(FileChannel channel, long size) {
     this.channel = channel;
@@ -40,6 +45,11 @@ final class ChannelInputStream extends InputStream {
     if (length == 0) {
       return 0;
     }
+    if (position >= passFrom && position < passTo) {
+      // Only ever read to be thrown away: count it, leave the caller's array as it is.
+      long passed = skip(Math.min(length, passTo - position));
+      return passed == 0 ? -1 : (int) passed;
+    }
     if (!buffer.hasRemaining() && !fill()) {
       return -1;
     }
@@ -47,6 +57,15 @@ final class ChannelInputStream extends InputStream {
     buffer.get(into, offset, n);
     position += n;
     return n;
+  }
+
+  /**
+   * Declares {@code length} bytes from {@code from} to be content the caller will not look at
+   * through this stream: reads there return their count without reading the file.
+   */
+  void passOver(long from, long length) {
+    passFrom = from;
+    passTo = from + length;
   }
 
   @Override

@@ -115,4 +115,34 @@ class ArReaderTest {
     ArFormatException e = assertThrows(ArFormatException.class, () -> ArReader.read(archive));
     assertTrue(e.getMessage().startsWith("truncated: member at offset "), e.getMessage());
   }
+
+  /**
+   * Listing members passes over their content: Commons Compress alone would read every byte of a
+   * 64 MiB archive to skip it. Counted by the kernel ({@code rchar} of /proc/self/io: every byte
+   * this process read by a system call), so a regression shows whichever layer brings it back.
+   */
+  @Test
+  void listingMembersReadsTheirHeadersNotTheirContent() throws Exception {
+    Path io = Path.of("/proc/self/io");
+    assumeTrue(Files.isReadable(io), "SKIPPED: no /proc/self/io to count the bytes read");
+    List<ArWriter.Entry> entries = new ArrayList<>();
+    byte[] payload = new byte[4 << 20];
+    for (int i = 0; i < 16; i++) {
+      Arrays.fill(payload, (byte) i);
+      Path member = Files.write(dir.resolve("payload-" + i + ".bin"), payload);
+      entries.add(new ArWriter.Entry("payload-" + i + ".bin", member, 0, payload.length, List.of("s" + i)));
+    }
+    Path archive = dir.resolve("large.a");
+    ArWriter.write(archive, entries);
+    long before = bytesRead(io);
+    ArReader.Contents contents = ArReader.read(archive);
+    long read = bytesRead(io) - before;
+    assertEquals(16, contents.members().size());
+    assertTrue(read < (1 << 20), "listing a " + Files.size(archive) + "-byte archive read " + read + " bytes");
+  }
+
+  private static long bytesRead(Path io) throws Exception {
+    return Files.readAllLines(io).stream().filter(l -> l.startsWith("rchar:"))
+        .mapToLong(l -> Long.parseLong(l.substring(6).strip())).findFirst().orElseThrow();
+  }
 }

@@ -10,7 +10,7 @@ GPU) and loaded here with ctypes. Modes:
                                 process, both loaded RTLD_GLOBAL, in both load orders: each answers
                                 with its own kernels
   check.py timing DIST          forward and backward against torch SDPA: batch 4, 16 heads, head
-                                dim 128, seq 1k/4k, fp16/bf16
+                                dim 128 and 64, seq 1k/4k/8k/16k, fp16/bf16
   check.py quick DIST           correctness on one small shape (to run under compute-sanitizer)
   check.py all DIST             the three, writing results.json and report.md to $OUT (or .)
 Exit status 1 when any check fails.
@@ -230,8 +230,8 @@ def cuda_time_ms(fn, warmup, iters):
 def timing(dist):
     mha = Mha(os.path.join(dist, "release", "libmha.so"))
     rows = []
-    b, h, d = 4, 16, 128
-    for s in (1024, 4096):
+    b, h = 4, 16
+    for d, s in [(128, s) for s in (1024, 4096, 8192, 16384)] + [(64, s) for s in (4096, 16384)]:
         for name in ("f16", "bf16"):
             for causal in (False, True):
                 dtype = DTYPES[name][1]
@@ -248,14 +248,14 @@ def timing(dist):
                 o = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, scale=scale)
                 torch_bwd = cuda_time_ms(lambda: torch.autograd.grad(o, (qg, kg, vg), dout, retain_graph=True), 3, 20)
                 flops = 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
-                row = {"seq": s, "dtype": name, "causal": causal, "ours_fwd_ms": ours_fwd, "ours_bwd_ms": ours_bwd,
+                row = {"seq": s, "dim": d, "dtype": name, "causal": causal, "ours_fwd_ms": ours_fwd, "ours_bwd_ms": ours_bwd,
                        "torch_fwd_ms": torch_fwd, "torch_bwd_ms": torch_bwd,
                        "ours_fwd_tflops": flops / ours_fwd / 1e9, "ours_bwd_tflops": 2.5 * flops / ours_bwd / 1e9,
                        "torch_fwd_tflops": flops / torch_fwd / 1e9, "torch_bwd_tflops": 2.5 * flops / torch_bwd / 1e9}
                 rows.append(row)
-                print("time s=%d %-4s causal=%d  fwd ours %.2f ms (%.1f TFLOP/s) torch %.3f ms (%.0f)  "
+                print("time s=%d d=%d %-4s causal=%d  fwd ours %.2f ms (%.1f TFLOP/s) torch %.3f ms (%.0f)  "
                       "bwd ours %.2f ms (%.1f) torch %.3f ms (%.0f)" % (
-                          s, name, causal, ours_fwd, row["ours_fwd_tflops"], torch_fwd, row["torch_fwd_tflops"],
+                          s, d, name, causal, ours_fwd, row["ours_fwd_tflops"], torch_fwd, row["torch_fwd_tflops"],
                           ours_bwd, row["ours_bwd_tflops"], torch_bwd, row["torch_bwd_tflops"]), flush=True)
                 del q, k, v, dout, out, dq, dk, dv, qg, kg, vg, o
                 torch.cuda.empty_cache()

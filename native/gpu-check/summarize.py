@@ -6,7 +6,7 @@ import sys
 
 ERR = re.compile(r"(PASS|FAIL) (\w+)\s+d=(\d+)\s+causal=(\d) b=\d+ h=\d+ s=\d+\s+out (\S+) lse (\S+) dq (\S+) dk (\S+) dv (\S+)"
                  r" \| torch out (\S+) dq (\S+) dk (\S+) dv (\S+)")
-TIME = re.compile(r"time s=(\d+) (\w+)\s+causal=(\d)\s+fwd ours (\S+) ms \((\S+) TFLOP/s\) torch (\S+) ms \((\S+)\)\s+"
+TIME = re.compile(r"time s=(\d+) (?:d=(\d+) )?(\w+)\s+causal=(\d)\s+fwd ours (\S+) ms \((\S+) TFLOP/s\) torch (\S+) ms \((\S+)\)\s+"
                   r"bwd ours (\S+) ms \((\S+)\) torch (\S+) ms \((\S+)\)")
 BOUNDS = {"f32": 1e-4, "f16": 2e-3, "bf16": 1.6e-2}
 
@@ -33,8 +33,10 @@ for key in order:
     print("| %s | %d | %s | %.1e | %.1e | %.1e | %.1e | %.1e | %.1e / %.1e / %.1e / %.1e | %.1e / %.1e | %s |" % (
         key[0], key[1], "yes" if key[2] else "no", *w, b, 2 * b, "PASS" if verdict[key] else "FAIL"))
 print()
-print("| seq | dtype | causal | fwd ours ms | fwd SDPA ms | fwd ratio | bwd ours ms | bwd SDPA ms | bwd ratio | TFLOP/s fwd ours / SDPA | TFLOP/s bwd ours / SDPA |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
-for s, dt, c, of, oft, tf, tft, ob, obt, tb, tbt in timing:
-    print("| %s | %s | %s | %s | %s | %.1f× | %s | %s | %.1f× | %s / %s | %s / %s |" % (
-        s, dt, "yes" if c == "1" else "no", of, tf, float(of) / float(tf), ob, tb, float(ob) / float(tb), oft, tft, obt, tbt))
+print("| seq | head dim | dtype | causal | fwd ours ms | fwd SDPA ms | fwd: share of SDPA's throughput | bwd ours ms"
+      " | bwd SDPA ms | bwd: share | TFLOP/s fwd ours / SDPA | TFLOP/s bwd ours / SDPA |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+for s, d, dt, c, of, oft, tf, tft, ob, obt, tb, tbt in timing:
+    print("| %s | %s | %s | %s | %s | %s | %.0f %% | %s | %s | %.0f %% | %s / %s | %s / %s |" % (
+        s, d or "128", dt, "yes" if c == "1" else "no", of, tf, 100 * float(tf) / float(of), ob, tb,
+        100 * float(tb) / float(ob), oft, tft, obt, tbt))

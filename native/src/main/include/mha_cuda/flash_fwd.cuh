@@ -10,6 +10,7 @@
 #define MHA_CUDA_FLASH_FWD_CUH
 
 #include "mha_cuda/common.cuh"
+#include "mha_cuda/hopper_fwd.cuh"
 
 namespace mha::cuda {
 
@@ -248,10 +249,17 @@ __global__ void __launch_bounds__(MmaFwdTiles::kThreads, 3) flash_fwd_mma_kernel
   }
 }
 
-// fp32 runs on the CUDA cores (tensor cores would round it to TF32); fp16 and bf16 on tensor cores.
+// fp32 runs on the CUDA cores (tensor cores would round it to TF32); fp16 and bf16 on tensor cores:
+// with wgmma and TMA on an H100/H200 (hopper_fwd.cuh), with mma.sync on other devices.
 template <typename T, int D, bool CAUSAL>
 int launch_fwd(const FwdParams &p, void *stream) {
   static_assert(D % kWarpSize == 0, "head dim must be a multiple of the warp size");
+  if constexpr (!std::is_same<T, float>::value) {
+    int status = 0;
+    if (sm90::try_launch_fwd<T, D, CAUSAL>(p, stream, &status)) {
+      return status;
+    }
+  }
   if constexpr (std::is_same<T, float>::value) {
     const dim3 grid((p.seq + FwdTiles::kBlockM - 1) / FwdTiles::kBlockM, p.heads, p.batch);
     flash_fwd_kernel<T, D, CAUSAL>

@@ -12,6 +12,8 @@ GPU) and loaded here with ctypes. Modes:
   check.py timing DIST          forward and backward against torch SDPA: batch 4, 16 heads, head
                                 dim 128 and 64, seq 1k/4k/8k/16k, fp16/bf16
   check.py quick DIST           correctness on one small shape (to run under compute-sanitizer)
+  check.py profile DIST         one forward and backward, fp16, b=4 h=16 s=4096 d=128, full then
+                                causal: the launches to look at with ncu
   check.py all DIST             the three, writing results.json and report.md to $OUT (or .)
 Exit status 1 when any check fails.
 """
@@ -262,6 +264,18 @@ def timing(dist):
     return rows
 
 
+def profile(dist):
+    mha = Mha(os.path.join(dist, "release", "libmha.so"))
+    b, h, s, d = 4, 16, 4096, 128
+    q, k, v, dout = (torch.randn(b, h, s, d, device="cuda", dtype=torch.float16) for _ in range(4))
+    out, lse = torch.empty_like(q), torch.empty(b, h, s, device="cuda")
+    dq, dk, dv, ws = torch.empty_like(q), torch.empty_like(q), torch.empty_like(q), torch.empty(b, h, s, device="cuda")
+    for causal in (False, True):
+        mha.fwd(q, k, v, causal, d ** -0.5, out, lse)
+        mha.bwd(q, k, v, out, dout, lse, causal, d ** -0.5, dq, dk, dv, ws)
+    torch.cuda.synchronize()
+
+
 def device_info():
     props = torch.cuda.get_device_properties(0)
     return {"device": props.name, "sms": props.multi_processor_count, "torch": torch.__version__,
@@ -272,6 +286,8 @@ def main():
     mode, dist = sys.argv[1], os.path.abspath(sys.argv[2])
     if mode == "two-copies-child":
         return two_copies_child(dist, sys.argv[3])
+    if mode == "profile":
+        return profile(dist)
     report = {"device": device_info()}
     print(json.dumps(report["device"]), flush=True)
     failures = 0

@@ -9,6 +9,7 @@
 #define MHA_CUDA_FLASH_BWD_CUH
 
 #include "mha_cuda/common.cuh"
+#include "mha_cuda/hopper_bwd.cuh"
 
 namespace mha::cuda {
 
@@ -496,10 +497,12 @@ int launch_bwd(const BwdParams &p, void *stream_handle) {
       status = launch_tiled(bwd_dq_kernel<T, D, CAUSAL>, p, BwdTiles::kRows, BwdTiles::kThreads,
                             dq_shared_bytes<D>(), stream);
     }
-  } else {
-    status = launch_tiled(bwd_dkdv_mma_kernel<T, D, CAUSAL>, p, MmaBwdTiles::kKeys, MmaBwdTiles::kThreads,
-                          mma_dkdv_shared_bytes<D>(), stream);
-    if (status == cudaSuccess) {
+  } else {  // on an H100/H200 each pass runs its sm_90a kernel (hopper_bwd.cuh) when it can
+    if (!sm90::bwd::try_launch_dkdv<T, D, CAUSAL>(p, stream, &status)) {
+      status = launch_tiled(bwd_dkdv_mma_kernel<T, D, CAUSAL>, p, MmaBwdTiles::kKeys, MmaBwdTiles::kThreads,
+                            mma_dkdv_shared_bytes<D>(), stream);
+    }
+    if (status == cudaSuccess && !sm90::bwd::try_launch_dq<T, D, CAUSAL>(p, stream, &status)) {
       status = launch_tiled(bwd_dq_mma_kernel<T, D, CAUSAL>, p, MmaBwdTiles::kRows, MmaBwdTiles::kThreads,
                             mma_dq_shared_bytes<D>(), stream);
     }

@@ -1,0 +1,258 @@
+// What the sm_90a kernels (hopper_fwd.cuh, hopper_bwd.cuh) share: mbarriers, TMA tile loads,
+// wgmma on shared-memory descriptors and register operands, and on the host the tensor maps and the
+// decision whether an sm_90a kernel can run on the current device.
+// Shared-memory layouts (verified by native/hopper/wgmma_probe.cu): a tile of rows x D is D/64
+// atoms of rows x 64 elements (128 bytes a row, 16-byte chunks XOR-swizzled by row % 8, what the
+// TMA unit's 128-byte swizzle writes), atoms rows x 128 bytes apart. Read along the head dims, a
+// tile is a K-major wgmma operand (Q, K, dO, V in the score-like products); read along its rows, an
+// N-major ("transposed") B operand (V in P V, K in dS K, dO in P^T dO, Q in dS^T Q).
+#ifndef MHA_CUDA_HOPPER_COMMON_CUH
+#define MHA_CUDA_HOPPER_COMMON_CUH
+
+#include <cuda.h>  // CUtensorMap and its enums only: the driver function is looked up at run time
+#include <dlfcn.h>
+
+#include <cstdlib>
+
+#include "mha_cuda/common.cuh"
+
+namespace mha::cuda::sm90 {
+
+// wgmma, setmaxnreg and the tensor copies exist only in sm_90a code; the sm_80 pass of the same
+// translation unit compiles empty kernels that are never launched.
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define MHA_SM90_CODE 1
+
+__device__ __forceinline__ void bar_init(uint64_t *bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(bar)), "r"(count));
+}
+// Makes the initialised barriers visible to the TMA unit before anyone uses them.
+__device__ __forceinline__ void bar_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+// One arrival that also announces `bytes` the TMA unit will deliver.
+__device__ __forceinline__ void bar_expect(uint64_t *bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(shared_address(bar)), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void bar_arrive(uint64_t *bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(bar)) : "memory");
+}
+__device__ __forceinline__ void bar_wait(uint64_t *bar, int parity) {
+  asm volatile(
+      "{\n.reg .pred done;\nWAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT;\n}\n" ::"r"(shared_address(bar)),
+      "r"(parity)
+      : "memory");
+}
+// One box (64 columns x the map's rows, of head `head`) into the swizzled atom at `dst`.
+__device__ __forceinline__ void tma_load(void *dst, const CUtensorMap *map, uint64_t *bar, int col, int row,
+                                         int head) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(shared_address(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(head), "r"(shared_address(bar))
+      : "memory");
+}
+// Every 64-column atom of a tile of `rows` x D, rows row0.. of head `head`.
+template <int D>
+__device__ __forceinline__ void tma_load_tile(unsigned char *dst, int rows, const CUtensorMap *map, uint64_t *bar,
+                                              int row0, int head) {
+#pragma unroll
+  for (int a = 0; a < D / 64; ++a) tma_load(dst + a * rows * 128, map, bar, a * 64, row0, head);
+}
+
+// A shared-memory matrix descriptor with the 128-byte swizzle.
+__device__ __forceinline__ uint64_t descriptor(const void *p, int lbo, int sbo) {
+  return static_cast<uint64_t>((shared_address(p) >> 4) & 0x3fff) |
+         static_cast<uint64_t>((lbo >> 4) & 0x3fff) << 16 | static_cast<uint64_t>((sbo >> 4) & 0x3fff) << 32 |
+         static_cast<uint64_t>(1) << 62;
+}
+
+#define MHA_REGS32                                                                                         \
+  "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27," \
+  "%28,%29,%30,%31}"
+#define MHA_REGS64                                                                                          \
+  "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27," \
+  "%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,"   \
+  "%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}"
+#define MHA_OUT8(c, i) "+f"(c[i]), "+f"(c[i + 1]), "+f"(c[i + 2]), "+f"(c[i + 3]), "+f"(c[i + 4]), \
+  "+f"(c[i + 5]), "+f"(c[i + 6]), "+f"(c[i + 7])
+#define MHA_OUT32(c) MHA_OUT8(c, 0), MHA_OUT8(c, 8), MHA_OUT8(c, 16), MHA_OUT8(c, 24)
+#define MHA_OUT64(c) MHA_OUT32(c), MHA_OUT8(c, 32), MHA_OUT8(c, 40), MHA_OUT8(c, 48), MHA_OUT8(c, 56)
+// c (+)= A B, m64nNk16 (N = 128 or 64), both operands K-major in shared memory; accumulate 0: c = A B.
+template <typename T>
+__device__ __forceinline__ void mma_ss(float (&c)[64], uint64_t da, uint64_t db, int accumulate) {
+  if constexpr (std::is_same<T, __half>::value) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " MHA_REGS64 ", %64, %65, p, 1, 1, 0, 0;\n}\n"
+                 : MHA_OUT64(c) : "l"(da), "l"(db), "r"(accumulate));
+  } else {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " MHA_REGS64 ", %64, %65, p, 1, 1, 0, 0;\n}\n"
+                 : MHA_OUT64(c) : "l"(da), "l"(db), "r"(accumulate));
+  }
+}
+template <typename T>
+__device__ __forceinline__ void mma_ss(float (&c)[32], uint64_t da, uint64_t db, int accumulate) {
+  if constexpr (std::is_same<T, __half>::value) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " MHA_REGS32 ", %32, %33, p, 1, 1, 0, 0;\n}\n"
+                 : MHA_OUT32(c) : "l"(da), "l"(db), "r"(accumulate));
+  } else {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " MHA_REGS32 ", %32, %33, p, 1, 1, 0, 0;\n}\n"
+                 : MHA_OUT32(c) : "l"(da), "l"(db), "r"(accumulate));
+  }
+}
+// c += A B, m64nNk16, A from registers, B N-major in shared memory.
+template <typename T>
+__device__ __forceinline__ void mma_rs(float (&c)[64], const uint32_t (&a)[4], uint64_t db) {
+  if constexpr (std::is_same<T, __half>::value) {
+    asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " MHA_REGS64
+                 ", {%64,%65,%66,%67}, %68, 1, 1, 1, 1;\n"
+                 : MHA_OUT64(c) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
+  } else {
+    asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " MHA_REGS64
+                 ", {%64,%65,%66,%67}, %68, 1, 1, 1, 1;\n"
+                 : MHA_OUT64(c) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
+  }
+}
+template <typename T>
+__device__ __forceinline__ void mma_rs(float (&c)[32], const uint32_t (&a)[4], uint64_t db) {
+  if constexpr (std::is_same<T, __half>::value) {
+    asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " MHA_REGS32
+                 ", {%32,%33,%34,%35}, %36, 1, 1, 1, 1;\n"
+                 : MHA_OUT32(c) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
+  } else {
+    asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " MHA_REGS32
+                 ", {%32,%33,%34,%35}, %36, 1, 1, 1, 1;\n"
+                 : MHA_OUT32(c) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
+  }
+}
+
+// c (+)= A B^T over KD columns: A is 64 rows of a tile whose atoms are `a_atom` bytes apart, B a tile
+// of N rows (atoms N x 128 bytes apart); both read along their columns (K-major).
+template <typename T, int KD, int N>
+__device__ __forceinline__ void issue_ss(float (&c)[N / 2], const unsigned char *a, int a_atom,
+                                         const unsigned char *b) {
+#pragma unroll
+  for (int ks = 0; ks < KD / 16; ++ks) {  // 4 k-steps of 16 per 64-column atom
+    mma_ss<T>(c, descriptor(a + (ks / 4) * a_atom + (ks % 4) * 32, 16, 1024),
+              descriptor(b + (ks / 4) * N * 128 + (ks % 4) * 32, 16, 1024), ks > 0);
+  }
+}
+
+// c += A B with A in registers (K/16 k-steps) and B a tile of K rows x N columns read along its
+// rows (N-major): 16 rows are 2048 bytes, and its 64-column atoms K x 128 bytes apart.
+template <typename T, int K, int N>
+__device__ __forceinline__ void issue_rs(float (&c)[N / 2], const uint32_t (&a)[K / 16][4], const unsigned char *b) {
+#pragma unroll
+  for (int kk = 0; kk < K / 16; ++kk) mma_rs<T>(c, a[kk], descriptor(b + kk * 16 * 128, K * 128, 1024));
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Keeps the compiler from reading accumulators before the wait that completes them.
+template <int N>
+__device__ __forceinline__ void pin(float (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+
+// An accumulator of 64 rows x N columns as the register A operand of the next product (k = its
+// columns, 16 per step): the accumulator layout is mma.sync's, so c[4j..4j+3] hold columns
+// 8j + 2(lane%4) + {0,1} of rows lane/4 and lane/4 + 8 of the warp's 16.
+template <typename T, int N>
+__device__ __forceinline__ void to_operand(uint32_t (&p)[N / 16][4], const float (&c)[N / 2]) {
+#pragma unroll
+  for (int kk = 0; kk < N / 16; ++kk) {
+    p[kk][0] = pack2<T>(c[8 * kk], c[8 * kk + 1]);      // first row, columns 16kk + 2(lane%4), +1
+    p[kk][1] = pack2<T>(c[8 * kk + 2], c[8 * kk + 3]);  // second row
+    p[kk][2] = pack2<T>(c[8 * kk + 4], c[8 * kk + 5]);  // first row, columns 16kk + 8 + 2(lane%4), +1
+    p[kk][3] = pack2<T>(c[8 * kk + 6], c[8 * kk + 7]);  // second row
+  }
+}
+
+// Rows row0 and row0 + 8 of an accumulator of N columns into [rows][N] of T at `out`, times
+// factor0 / factor1; rows at or past `limit` are left alone.
+template <typename T, int N>
+__device__ __forceinline__ void store_accumulator(void *out, const float (&c)[N / 2], size_t rows_before, int row0,
+                                                  int limit, float factor0, float factor1) {
+  const int lane = threadIdx.x % kWarpSize;
+  uint32_t *pairs = static_cast<uint32_t *>(out);
+#pragma unroll
+  for (int j = 0; j < N / 8; ++j) {
+    const int pair = 4 * j + lane % 4;
+    if (row0 < limit) pairs[(rows_before + row0) * (N / 2) + pair] = pack2<T>(c[4 * j] * factor0, c[4 * j + 1] * factor0);
+    if (row0 + 8 < limit)
+      pairs[(rows_before + row0 + 8) * (N / 2) + pair] = pack2<T>(c[4 * j + 2] * factor1, c[4 * j + 3] * factor1);
+  }
+}
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+
+// cuTensorMapEncodeTiled from the driver the CUDA runtime has loaded (libcuda.so.1): a driver
+// function, so it is taken from the driver itself rather than through the runtime, whose version
+// (static, shared, or a stub that loads 12 or 13) then does not matter. Null when absent.
+using EncodeTiled = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                 const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+inline EncodeTiled encode_tiled() {
+  static const EncodeTiled encode = [] {
+    void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    return driver == nullptr ? nullptr : reinterpret_cast<EncodeTiled>(dlsym(driver, "cuTensorMapEncodeTiled"));
+  }();
+  return encode;
+}
+
+// [batch * heads][seq][D] as a 3-D tensor for the TMA unit: boxes of 64 columns x `rows` rows of
+// one head, 128-byte swizzle; rows past seq read as zeros. False when the driver refuses it.
+template <typename T, int D>
+bool tensor_map(CUtensorMap *map, const void *data, int heads_total, int seq, int rows) {
+  const cuuint64_t dims[3] = {D, static_cast<cuuint64_t>(seq), static_cast<cuuint64_t>(heads_total)};
+  const cuuint64_t strides[2] = {D * sizeof(T), static_cast<cuuint64_t>(seq) * D * sizeof(T)};
+  const cuuint32_t box[3] = {64, static_cast<cuuint32_t>(rows), 1}, element_strides[3] = {1, 1, 1};
+  return reinterpret_cast<uintptr_t>(data) % 16 == 0 &&
+         encode_tiled()(map, std::is_same<T, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                            : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                        3, const_cast<void *>(data), dims, strides, box, element_strides,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// Whether KERNEL runs on the current device: compute capability 9.0, sm_90a code for it in the
+// library (the binary the runtime picked is version 90), SMEM bytes of shared memory granted, and
+// not turned off with MHA_DISABLE_SM90. Decided once per device and kernel.
+template <auto *KERNEL, int SMEM>
+bool usable_on_current_device() {
+  static const bool disabled = [] {
+    const char *value = std::getenv("MHA_DISABLE_SM90");
+    return value != nullptr && value[0] != '\0' && value[0] != '0';
+  }();
+  constexpr int kMaxDevices = 64;
+  static signed char decided[kMaxDevices];  // 0: not yet, 1: yes, -1: no (a race decides twice, alike)
+  int device = 0;
+  if (disabled || encode_tiled() == nullptr || cudaGetDevice(&device) != cudaSuccess || device >= kMaxDevices) {
+    return false;
+  }
+  if (decided[device] == 0) {
+    int major = 0, minor = 0;
+    cudaFuncAttributes attributes{};
+    const bool yes = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
+                     cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess &&
+                     major == 9 && minor == 0 && cudaFuncGetAttributes(&attributes, KERNEL) == cudaSuccess &&
+                     attributes.binaryVersion == 90 &&
+                     cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM) == cudaSuccess;
+    decided[device] = yes ? 1 : -1;
+  }
+  return decided[device] == 1;
+}
+
+}  // namespace mha::cuda::sm90
+
+#endif

@@ -45,6 +45,22 @@ __device__ __forceinline__ float warp_max(float x) {
   return x;
 }
 
+// The maximum and the sum over the four lanes that hold one row of an mma fragment (lane / 4).
+__device__ __forceinline__ float quad_max(float x) {
+  x = fmaxf(x, __shfl_xor_sync(kFullMask, x, 1));
+  return fmaxf(x, __shfl_xor_sync(kFullMask, x, 2));
+}
+__device__ __forceinline__ float quad_sum(float x) {
+  x += __shfl_xor_sync(kFullMask, x, 1);
+  return x + __shfl_xor_sync(kFullMask, x, 2);
+}
+
+// What a finished output row is multiplied by: 1 / its softmax sum (0 for a row that saw no key),
+// times the kernel variant's scale.
+__device__ __forceinline__ float output_factor(float row_sum) {
+  return row_sum > 0.f ? kVariantOutputScale / row_sum : 0.f;
+}
+
 __device__ __forceinline__ float warp_sum(float x) {
   for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
     x += __shfl_xor_sync(kFullMask, x, offset);

@@ -192,11 +192,8 @@ __global__ void __launch_bounds__(MmaFwdTiles::kThreads, 3) flash_fwd_mma_kernel
         tile_b = fmaxf(tile_b, s[nt][2 + j]);
       }
     }
-#pragma unroll
-    for (int offset = 1; offset <= 2; offset *= 2) {
-      tile_a = fmaxf(tile_a, __shfl_xor_sync(kFullMask, tile_a, offset));
-      tile_b = fmaxf(tile_b, __shfl_xor_sync(kFullMask, tile_b, offset));
-    }
+    tile_a = quad_max(tile_a);
+    tile_b = quad_max(tile_b);
     const float new_a = fmaxf(max_a, tile_a), new_b = fmaxf(max_b, tile_b);
     const float shift_a = new_a == -INFINITY ? 0.f : new_a, shift_b = new_b == -INFINITY ? 0.f : new_b;
     const float rescale_a = exp2f(max_a - shift_a), rescale_b = exp2f(max_b - shift_b);
@@ -235,13 +232,9 @@ __global__ void __launch_bounds__(MmaFwdTiles::kThreads, 3) flash_fwd_mma_kernel
     }
   }
 
-#pragma unroll
-  for (int offset = 1; offset <= 2; offset *= 2) {
-    sum_a += __shfl_xor_sync(kFullMask, sum_a, offset);
-    sum_b += __shfl_xor_sync(kFullMask, sum_b, offset);
-  }
-  const float inv_a = sum_a > 0.f ? kVariantOutputScale / sum_a : 0.f;
-  const float inv_b = sum_b > 0.f ? kVariantOutputScale / sum_b : 0.f;
+  sum_a = quad_sum(sum_a);
+  sum_b = quad_sum(sum_b);
+  const float inv_a = output_factor(sum_a), inv_b = output_factor(sum_b);
   store_rows<T, D>(static_cast<unsigned short *>(p.out) + base, o, row_a, row_b, seq, t, inv_a, inv_b);
   if (p.lse != nullptr && t == 0) {
     if (row_a < seq) p.lse[head * seq + row_a] = max_a * kLn2 + logf(sum_a);

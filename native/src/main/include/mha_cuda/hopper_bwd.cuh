@@ -110,6 +110,20 @@ __device__ __forceinline__ void produce(const Shared<D> &sm, const CUtensorMap *
   }
 }
 
+// x = A1 B1^T and y = A2 B2^T over the head dims, each A the consumer's 64 owned rows and each B a
+// streamed tile, both finished on return.
+template <typename T, int D>
+__device__ __forceinline__ void two_products(float (&x)[32], const unsigned char *a1, const unsigned char *b1,
+                                             float (&y)[32], const unsigned char *a2, const unsigned char *b2) {
+  wgmma_fence();
+  issue_ss<T, D, kTileRows>(x, a1, kOwnRows * 128, b1);
+  issue_ss<T, D, kTileRows>(y, a2, kOwnRows * 128, b2);
+  wgmma_commit();
+  wgmma_wait<0>();
+  pin(x);
+  pin(y);
+}
+
 template <typename T, int D, bool CAUSAL>
 __global__ void __launch_bounds__(kThreads, 1)
     dkdv_kernel(const __grid_constant__ CUtensorMap tk, const __grid_constant__ CUtensorMap tv,
@@ -124,13 +138,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int wg = threadIdx.x / 128;
 
   if (wg == 0) {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n");
+    producer_registers();
     if (threadIdx.x < kWarpSize) {
       produce<D>(sm, &tk, &tv, &tq, &tdo, n0, tiles, [&](int t) { return q_begin + t * kTileRows; }, head, args, true);
     }
     return;
   }
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n");
+  consumer_registers();
 
   const int consumer = wg - 1, warp = threadIdx.x % 128 / kWarpSize, lane = threadIdx.x % kWarpSize;
   const int first_key = n0 + consumer * 64;
@@ -146,13 +160,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int stage = t % kStages, q0 = q_begin + t * kTileRows;
     bar_wait(&sm.bar->full[stage], (t / kStages) & 1);
     float st[32], dpt[32];  // S^T and dP^T: rows are keys, columns the tile's queries
-    wgmma_fence();
-    issue_ss<T, D, kTileRows>(st, k_rows, kOwnRows * 128, sm.tile_a(stage));
-    issue_ss<T, D, kTileRows>(dpt, v_rows, kOwnRows * 128, sm.tile_b(stage));
-    wgmma_commit();
-    wgmma_wait<0>();
-    pin(st);
-    pin(dpt);
+    two_products<T, D>(st, k_rows, sm.tile_a(stage), dpt, v_rows, sm.tile_b(stage));
     const bool mask = q0 + kTileRows > seq || (CAUSAL && first_key + 63 > q0);
     const float *lse = sm.lse(stage), *delta = sm.delta(stage);
 #pragma unroll
@@ -204,13 +212,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int wg = threadIdx.x / 128;
 
   if (wg == 0) {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n");
+    producer_registers();
     if (threadIdx.x < kWarpSize) {
       produce<D>(sm, &tq, &tdo, &tk, &tv, m0, tiles, [](int t) { return t * kTileRows; }, head, args, false);
     }
     return;
   }
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n");
+  consumer_registers();
 
   const int consumer = wg - 1, warp = threadIdx.x % 128 / kWarpSize, lane = threadIdx.x % kWarpSize;
   const int first_row = m0 + consumer * 64;
@@ -231,13 +239,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int stage = t % kStages, n0 = t * kTileRows;
     bar_wait(&sm.bar->full[stage], (t / kStages) & 1);
     float s[32], dp[32];  // rows are queries, columns the tile's keys
-    wgmma_fence();
-    issue_ss<T, D, kTileRows>(s, q_rows, kOwnRows * 128, sm.tile_a(stage));
-    issue_ss<T, D, kTileRows>(dp, do_rows, kOwnRows * 128, sm.tile_b(stage));
-    wgmma_commit();
-    wgmma_wait<0>();
-    pin(s);
-    pin(dp);
+    two_products<T, D>(s, q_rows, sm.tile_a(stage), dp, do_rows, sm.tile_b(stage));
     const bool mask = n0 + kTileRows > seq || (CAUSAL && n0 + kTileRows - 1 > first_row);
 #pragma unroll
     for (int j = 0; j < kTileRows / 8; ++j) {

@@ -63,6 +63,12 @@ __device__ __forceinline__ void tma_load_tile(unsigned char *dst, int rows, cons
   for (int a = 0; a < D / 64; ++a) tma_load(dst + a * rows * 128, map, bar, a * 64, row0, head);
 }
 
+// A block of one producer and two consumer warpgroups starts at 168 registers a thread (the 64K
+// register file over 384 threads); the producer, which only issues loads, gives most of its share
+// to the consumers, whose accumulators need it: 24 + 2 x 240 per lane of a warpgroup, the same total.
+__device__ __forceinline__ void producer_registers() { asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n"); }
+__device__ __forceinline__ void consumer_registers() { asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n"); }
+
 // A shared-memory matrix descriptor with the 128-byte swizzle.
 __device__ __forceinline__ uint64_t descriptor(const void *p, int lbo, int sbo) {
   return static_cast<uint64_t>((shared_address(p) >> 4) & 0x3fff) |
@@ -81,55 +87,41 @@ __device__ __forceinline__ uint64_t descriptor(const void *p, int lbo, int sbo) 
   "+f"(c[i + 5]), "+f"(c[i + 6]), "+f"(c[i + 7])
 #define MHA_OUT32(c) MHA_OUT8(c, 0), MHA_OUT8(c, 8), MHA_OUT8(c, 16), MHA_OUT8(c, 24)
 #define MHA_OUT64(c) MHA_OUT32(c), MHA_OUT8(c, 32), MHA_OUT8(c, 40), MHA_OUT8(c, 48), MHA_OUT8(c, 56)
-// c (+)= A B, m64nNk16 (N = 128 or 64), both operands K-major in shared memory; accumulate 0: c = A B.
+// The wgmma instructions, one per accumulator width (64 regs: n128, 32: n64) and input type. Inline
+// assembly takes its text as a literal, hence the macros: they only spell out the operand lists.
+// SS: c (+)= A B, both operands K-major in shared memory (`accumulate` 0: c = A B).
+#define MHA_WGMMA_SS(N, TYPE, REGS, OUTS, A, B, P)                                                       \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #P ", 0;\n"                                          \
+               "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " " REGS ", %" #A ", %" #B  \
+               ", p, 1, 1, 0, 0;\n}\n"                                                                    \
+               : OUTS                                                                                    \
+               : "l"(da), "l"(db), "r"(accumulate))
+// RS: c += A B, A (four registers) from the thread, B N-major in shared memory.
+#define MHA_WGMMA_RS(N, TYPE, REGS, OUTS, A0, A1, A2, A3, B)                                                    \
+  asm volatile("wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " " REGS ", {%" #A0 ",%" #A1 \
+               ",%" #A2 ",%" #A3 "}, %" #B ", 1, 1, 1, 1;\n"                                                 \
+               : OUTS                                                                                          \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db))
+
 template <typename T>
 __device__ __forceinline__ void mma_ss(float (&c)[64], uint64_t da, uint64_t db, int accumulate) {
-  if constexpr (std::is_same<T, __half>::value) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " MHA_REGS64 ", %64, %65, p, 1, 1, 0, 0;\n}\n"
-                 : MHA_OUT64(c) : "l"(da), "l"(db), "r"(accumulate));
-  } else {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " MHA_REGS64 ", %64, %65, p, 1, 1, 0, 0;\n}\n"
-                 : MHA_OUT64(c) : "l"(da), "l"(db), "r"(accumulate));
-  }
+  if constexpr (std::is_same<T, __half>::value) MHA_WGMMA_SS(128, "f16", MHA_REGS64, MHA_OUT64(c), 64, 65, 66);
+  else MHA_WGMMA_SS(128, "bf16", MHA_REGS64, MHA_OUT64(c), 64, 65, 66);
 }
 template <typename T>
 __device__ __forceinline__ void mma_ss(float (&c)[32], uint64_t da, uint64_t db, int accumulate) {
-  if constexpr (std::is_same<T, __half>::value) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " MHA_REGS32 ", %32, %33, p, 1, 1, 0, 0;\n}\n"
-                 : MHA_OUT32(c) : "l"(da), "l"(db), "r"(accumulate));
-  } else {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " MHA_REGS32 ", %32, %33, p, 1, 1, 0, 0;\n}\n"
-                 : MHA_OUT32(c) : "l"(da), "l"(db), "r"(accumulate));
-  }
+  if constexpr (std::is_same<T, __half>::value) MHA_WGMMA_SS(64, "f16", MHA_REGS32, MHA_OUT32(c), 32, 33, 34);
+  else MHA_WGMMA_SS(64, "bf16", MHA_REGS32, MHA_OUT32(c), 32, 33, 34);
 }
-// c += A B, m64nNk16, A from registers, B N-major in shared memory.
 template <typename T>
 __device__ __forceinline__ void mma_rs(float (&c)[64], const uint32_t (&a)[4], uint64_t db) {
-  if constexpr (std::is_same<T, __half>::value) {
-    asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " MHA_REGS64
-                 ", {%64,%65,%66,%67}, %68, 1, 1, 1, 1;\n"
-                 : MHA_OUT64(c) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
-  } else {
-    asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " MHA_REGS64
-                 ", {%64,%65,%66,%67}, %68, 1, 1, 1, 1;\n"
-                 : MHA_OUT64(c) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
-  }
+  if constexpr (std::is_same<T, __half>::value) MHA_WGMMA_RS(128, "f16", MHA_REGS64, MHA_OUT64(c), 64, 65, 66, 67, 68);
+  else MHA_WGMMA_RS(128, "bf16", MHA_REGS64, MHA_OUT64(c), 64, 65, 66, 67, 68);
 }
 template <typename T>
 __device__ __forceinline__ void mma_rs(float (&c)[32], const uint32_t (&a)[4], uint64_t db) {
-  if constexpr (std::is_same<T, __half>::value) {
-    asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " MHA_REGS32
-                 ", {%32,%33,%34,%35}, %36, 1, 1, 1, 1;\n"
-                 : MHA_OUT32(c) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
-  } else {
-    asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " MHA_REGS32
-                 ", {%32,%33,%34,%35}, %36, 1, 1, 1, 1;\n"
-                 : MHA_OUT32(c) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
-  }
+  if constexpr (std::is_same<T, __half>::value) MHA_WGMMA_RS(64, "f16", MHA_REGS32, MHA_OUT32(c), 32, 33, 34, 35, 36);
+  else MHA_WGMMA_RS(64, "bf16", MHA_REGS32, MHA_OUT32(c), 32, 33, 34, 35, 36);
 }
 
 // c (+)= A B^T over KD columns: A is 64 rows of a tile whose atoms are `a_atom` bytes apart, B a tile

@@ -63,12 +63,7 @@ __device__ __forceinline__ float2 softmax_step(float (&s)[64], RowState &st, int
     tile0 = fmaxf(tile0, fmaxf(s[4 * j], s[4 * j + 1]));
     tile1 = fmaxf(tile1, fmaxf(s[4 * j + 2], s[4 * j + 3]));
   }
-#pragma unroll
-  for (int offset = 1; offset <= 2; offset *= 2) {
-    tile0 = fmaxf(tile0, __shfl_xor_sync(kFullMask, tile0, offset));
-    tile1 = fmaxf(tile1, __shfl_xor_sync(kFullMask, tile1, offset));
-  }
-  const float new0 = fmaxf(st.max0, tile0), new1 = fmaxf(st.max1, tile1);
+  const float new0 = fmaxf(st.max0, quad_max(tile0)), new1 = fmaxf(st.max1, quad_max(tile1));
   // In exp2 units; a row with nothing unmasked yet keeps a finite shift so exp2 gives 0, not NaN.
   const float shift0 = new0 == -INFINITY ? 0.f : new0 * scale_log2;
   const float shift1 = new1 == -INFINITY ? 0.f : new1 * scale_log2;
@@ -130,7 +125,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();
 
   if (wg == 0) {  // the producer; rows past seq arrive as zeros
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n");
+    producer_registers();
     if (threadIdx.x == 0) {
       bar_expect(&bar.q_full, L::kQBytes);
       tma_load_tile<D>(q_s, kBlockM, &tq, &bar.q_full, m0, head);
@@ -144,7 +139,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     return;
   }
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n");
+  consumer_registers();
 
   const int consumer = wg - 1, warp = threadIdx.x % 128 / kWarpSize, lane = threadIdx.x % kWarpSize;
   const int first_row = m0 + consumer * 64;
@@ -197,16 +192,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   wgmma_wait<0>();
   pin(o);
 
-  float sum0 = st.sum0, sum1 = st.sum1;
-#pragma unroll
-  for (int offset = 1; offset <= 2; offset *= 2) {
-    sum0 += __shfl_xor_sync(kFullMask, sum0, offset);
-    sum1 += __shfl_xor_sync(kFullMask, sum1, offset);
-  }
-  const float inv0 = sum0 > 0.f ? kVariantOutputScale / sum0 : 0.f;
-  const float inv1 = sum1 > 0.f ? kVariantOutputScale / sum1 : 0.f;
+  const float sum0 = quad_sum(st.sum0), sum1 = quad_sum(st.sum1);
   const size_t rows_before = static_cast<size_t>(head) * seq;
-  store_accumulator<T, D>(args.out, o, rows_before, row0, seq, inv0, inv1);
+  store_accumulator<T, D>(args.out, o, rows_before, row0, seq, output_factor(sum0), output_factor(sum1));
   if (args.lse != nullptr && lane % 4 == 0) {
     if (row0 < seq) args.lse[rows_before + row0] = st.max0 * args.scale_log2 * kLn2 + logf(sum0);
     if (row1 < seq) args.lse[rows_before + row1] = st.max1 * args.scale_log2 * kLn2 + logf(sum1);

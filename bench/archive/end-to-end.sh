@@ -2,7 +2,8 @@
 # End to end: N prebuilt objects -> archive -> private link into one library, through
 # `mvn package` (cache off, clean target/), against one `llvm-ar qcD` call plus one mold link of
 # the same objects, in one run. Maven's own start-up is taken out: a `mvn validate` of the same
-# project is timed in the same run and subtracted.
+# project is timed in the same run and subtracted. Runs interleave the three; the mean and the
+# median over the runs are reported.
 #   bench/archive/end-to-end.sh [count=5000] [small|payload=payload] [repeats=3]
 set -euo pipefail
 . "$(dirname "$0")/../lib/plugin-pom.sh"
@@ -24,25 +25,29 @@ plugin_pom "$work/pom.xml" e2e 0.1.0-SNAPSHOT "          <library>e2e</library>
 
 now() { date +%s.%N; }
 since() { echo "$(now) - $1" | bc; }
-declare -A total
-add() { total[$1]=$(echo "${total[$1]:-0} + $2" | bc); }
 find "$objects" -maxdepth 1 -name "*.o" | sort > "$work/objects.txt"
+: > "$work/runs.txt"  # per run: plugin seconds (package - validate), pair seconds
 
 for r in $(seq 1 "$repeats"); do
   rm -rf "$work/target" "$work/pair"
   mkdir -p "$work/pair"
-  t=$(now); "${mvn[@]}" -q -f "$work/pom.xml" validate; add validate "$(since "$t")"
-  t=$(now); "${mvn[@]}" -f "$work/pom.xml" package > "$work/last-mvn.log"; add package "$(since "$t")"
+  t=$(now); "${mvn[@]}" -q -f "$work/pom.xml" validate; validate=$(since "$t")
+  t=$(now); "${mvn[@]}" -f "$work/pom.xml" package > "$work/last-mvn.log"; package=$(since "$t")
   t=$(now)
   llvm-ar qcD "$work/pair/libkernels.a" @"$work/objects.txt"
   c++ -shared -fuse-ld=mold -o "$work/pair/libe2e.so" -Wl,--whole-archive "$work/pair/libkernels.a" \
     -Wl,--no-whole-archive -Wl,--exclude-libs,ALL
-  add pair "$(since "$t")"
+  echo "$(echo "$package - $validate" | bc) $(since "$t")" >> "$work/runs.txt"
   grep -E "^\[INFO\]   (time|library)" "$work/last-mvn.log" | sed 's/^\[INFO\]  /  run '"$r"':/'
 done
-avg() { echo "scale=3; ${total[$1]} / $repeats" | bc; }
-plugin=$(echo "scale=3; (${total[package]} - ${total[validate]}) / $repeats" | bc)
-echo "$count $kind objects ($(du -sh "$objects" | cut -f1)), $(nproc) cores, mean of $repeats"
-printf '%-46s %8s\n' "mvn package - mvn validate (plugin)" "$plugin s"
-printf '%-46s %8s\n' "llvm-ar qcD + mold link (baseline pair)" "$(avg pair) s"
-printf '%-46s %8s\n' "ratio plugin / pair" "$(echo "scale=2; $plugin / $(avg pair)" | bc)"
+# The mean, and the median, which a machine whose speed wanders (shared 2-core VMs) moves less.
+stat() {  # stat <column> <mean|median>
+  cut -d' ' -f"$1" "$work/runs.txt" | sort -n | awk -v how="$2" '{ v[NR] = $1; s += $1 }
+    END { if (how == "mean") printf "%.3f", s / NR; else printf "%.3f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+echo "$count $kind objects ($(du -sh "$objects" | cut -f1)), $(nproc) cores, $repeats runs"
+printf '%-46s %10s %10s\n' "" mean median
+printf '%-46s %8s s %8s s\n' "mvn package - mvn validate (plugin)" "$(stat 1 mean)" "$(stat 1 median)"
+printf '%-46s %8s s %8s s\n' "llvm-ar qcD + mold link (baseline pair)" "$(stat 2 mean)" "$(stat 2 median)"
+printf '%-46s %10s %10s\n' "ratio plugin / pair" "$(echo "scale=2; $(stat 1 mean) / $(stat 2 mean)" | bc)" \
+  "$(echo "scale=2; $(stat 1 median) / $(stat 2 median)" | bc)"

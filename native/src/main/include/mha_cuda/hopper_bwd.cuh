@@ -68,7 +68,9 @@ struct Shared {
     }
     __syncthreads();
   }
-  __device__ __forceinline__ unsigned char *tile_a(int stage) const { return stage_base + stage * Layout<D>::kStageBytes; }
+  __device__ __forceinline__ unsigned char *tile_a(int stage) const {
+    return stage_base + stage * Layout<D>::kStageBytes;
+  }
   __device__ __forceinline__ unsigned char *tile_b(int stage) const {
     return tile_a(stage) + Layout<D>::kTileBytes;
   }
@@ -269,11 +271,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 #else
 template <typename T, int D, bool CAUSAL>
-__global__ void __launch_bounds__(kThreads, 1) dkdv_kernel(const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
-                            const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const KernelArgs) {}
+__global__ void __launch_bounds__(kThreads, 1)
+    dkdv_kernel(const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
+                const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const KernelArgs) {}
 template <typename T, int D, bool CAUSAL>
-__global__ void __launch_bounds__(kThreads, 1) dq_kernel(const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
-                          const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const KernelArgs) {}
+__global__ void __launch_bounds__(kThreads, 1)
+    dq_kernel(const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
+              const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const KernelArgs) {}
 #endif  // MHA_SM90_CODE
 
 // Runs a pass on the tensors (a, b: owned rows; c, d: streamed tiles) when the sm_90a kernel
@@ -283,8 +287,10 @@ bool try_pass(const BwdParams &p, const void *a, const void *b, const void *c, c
               void *out_b, cudaStream_t stream, cudaError_t *status) {
   const int heads_total = p.batch * p.heads;
   CUtensorMap ta, tb, tc, td;
-  if (!usable_on_current_device<KERNEL, Layout<D>::kSmem>() || !tensor_map<T, D>(&ta, a, heads_total, p.seq, kOwnRows) ||
-      !tensor_map<T, D>(&tb, b, heads_total, p.seq, kOwnRows) || !tensor_map<T, D>(&tc, c, heads_total, p.seq, kTileRows) ||
+  if (!usable_on_current_device<KERNEL, Layout<D>::kSmem>() ||
+      !tensor_map<T, D>(&ta, a, heads_total, p.seq, kOwnRows) ||
+      !tensor_map<T, D>(&tb, b, heads_total, p.seq, kOwnRows) ||
+      !tensor_map<T, D>(&tc, c, heads_total, p.seq, kTileRows) ||
       !tensor_map<T, D>(&td, d, heads_total, p.seq, kTileRows)) {
     return false;
   }

@@ -181,7 +181,8 @@ __device__ __forceinline__ void store_accumulator(void *out, const float (&c)[N 
 #pragma unroll
   for (int j = 0; j < N / 8; ++j) {
     const int pair = 4 * j + lane % 4;
-    if (row0 < limit) pairs[(rows_before + row0) * (N / 2) + pair] = pack2<T>(c[4 * j] * factor0, c[4 * j + 1] * factor0);
+    if (row0 < limit)
+      pairs[(rows_before + row0) * (N / 2) + pair] = pack2<T>(c[4 * j] * factor0, c[4 * j + 1] * factor0);
     if (row0 + 8 < limit)
       pairs[(rows_before + row0 + 8) * (N / 2) + pair] = pack2<T>(c[4 * j + 2] * factor1, c[4 * j + 3] * factor1);
   }

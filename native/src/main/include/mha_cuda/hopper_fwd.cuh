@@ -9,8 +9,9 @@
 //    and O += P V of tile t-1 are issued together, and the softmax of tile t runs while the tensor
 //    cores finish P V. P goes to the second product from registers (the accumulator layout of
 //    wgmma is the mma.sync fragment layout, as in flash_fwd.cuh's kernel).
-// Layouts and helpers: hopper_common.cuh. Chosen at run time for devices of compute capability 9.0 when the
-// library carries sm_90a code (launch_fwd in flash_fwd.cuh); MHA_DISABLE_SM90=1 turns it off.
+// Layouts and helpers: hopper_common.cuh. Chosen at run time for devices of compute capability
+// 9.0 when the library carries sm_90a code (launch_fwd in flash_fwd.cuh); MHA_DISABLE_SM90=1
+// turns it off.
 #ifndef MHA_CUDA_HOPPER_FWD_CUH
 #define MHA_CUDA_HOPPER_FWD_CUH
 
@@ -210,8 +211,10 @@ bool try_launch_fwd(const FwdParams &p, void *stream, int *status) {
   constexpr auto *kernel = fwd_kernel<T, D, CAUSAL>;
   const int heads_total = p.batch * p.heads;
   CUtensorMap tq, tk, tv;
-  if (!usable_on_current_device<kernel, Layout<D>::kSmem>() || !tensor_map<T, D>(&tq, p.q, heads_total, p.seq, kBlockM) ||
-      !tensor_map<T, D>(&tk, p.k, heads_total, p.seq, kBlockN) || !tensor_map<T, D>(&tv, p.v, heads_total, p.seq, kBlockN)) {
+  if (!usable_on_current_device<kernel, Layout<D>::kSmem>() ||
+      !tensor_map<T, D>(&tq, p.q, heads_total, p.seq, kBlockM) ||
+      !tensor_map<T, D>(&tk, p.k, heads_total, p.seq, kBlockN) ||
+      !tensor_map<T, D>(&tv, p.v, heads_total, p.seq, kBlockN)) {
     return false;
   }
   const dim3 grid((p.seq + kBlockM - 1) / kBlockM, p.heads, p.batch);

@@ -127,7 +127,7 @@ __device__ __forceinline__ void two_products(float (&x)[32], const unsigned char
 }
 
 template <typename T, int D, bool CAUSAL>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     dkdv_kernel(const __grid_constant__ CUtensorMap tk, const __grid_constant__ CUtensorMap tv,
                 const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tdo,
                 const KernelArgs args) {
@@ -201,7 +201,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 template <typename T, int D, bool CAUSAL>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     dq_kernel(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tdo,
               const __grid_constant__ CUtensorMap tk, const __grid_constant__ CUtensorMap tv,
               const KernelArgs args) {
@@ -271,11 +271,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 #else
 template <typename T, int D, bool CAUSAL>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     dkdv_kernel(const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
                 const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const KernelArgs) {}
 template <typename T, int D, bool CAUSAL>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     dq_kernel(const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
               const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const KernelArgs) {}
 #endif  // MHA_SM90_CODE
@@ -287,7 +287,7 @@ bool try_pass(const BwdParams &p, const void *a, const void *b, const void *c, c
               void *out_b, cudaStream_t stream, cudaError_t *status) {
   const int heads_total = p.batch * p.heads;
   CUtensorMap ta, tb, tc, td;
-  if (!usable_on_current_device<KERNEL, Layout<D>::kSmem>() ||
+  if (!usable_on_current_device<KERNEL, Layout<D>::kSmem, kThreads>() ||
       !tensor_map<T, D>(&ta, a, heads_total, p.seq, kOwnRows) ||
       !tensor_map<T, D>(&tb, b, heads_total, p.seq, kOwnRows) ||
       !tensor_map<T, D>(&tc, c, heads_total, p.seq, kTileRows) ||

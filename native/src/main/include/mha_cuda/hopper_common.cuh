@@ -189,6 +189,16 @@ __device__ __forceinline__ void store_accumulator(void *out, const float (&c)[N 
 }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
+// The sm_90a kernels' launch bounds. Compiled for any other device (sm_80, or "90" without the
+// "a"), the same kernels are empty and bounded to one thread: the run-time check
+// (usable_on_current_device) sees that in their attributes and declines them, and a launch of one
+// could not silently do nothing. (A plain sm_90 build has the same binary version as sm_90a.)
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define MHA_SM90_LAUNCH_BOUNDS(threads) __launch_bounds__(1)
+#else
+#define MHA_SM90_LAUNCH_BOUNDS(threads) __launch_bounds__(threads, 1)
+#endif
+
 // cuTensorMapEncodeTiled from the driver the CUDA runtime has loaded (libcuda.so.1): a driver
 // function, so it is taken from the driver itself rather than through the runtime, whose version
 // (static, shared, or a stub that loads 12 or 13) then does not matter. Null when absent.
@@ -219,9 +229,10 @@ bool tensor_map(CUtensorMap *map, const void *data, int heads_total, int seq, in
 }
 
 // Whether KERNEL runs on the current device: compute capability 9.0, sm_90a code for it in the
-// library (the binary the runtime picked is version 90), SMEM bytes of shared memory granted, and
-// not turned off with MHA_DISABLE_SM90. Decided once per device and kernel.
-template <auto *KERNEL, int SMEM>
+// library (the binary the runtime picked is version 90 and admits THREADS threads a block, which
+// the empty stubs of other builds do not), SMEM bytes of shared memory granted, and not turned off
+// with MHA_DISABLE_SM90. Decided once per device and kernel.
+template <auto *KERNEL, int SMEM, int THREADS>
 bool usable_on_current_device() {
   static const bool disabled = [] {
     const char *value = std::getenv("MHA_DISABLE_SM90");
@@ -239,7 +250,7 @@ bool usable_on_current_device() {
     const bool yes = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
                      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess &&
                      major == 9 && minor == 0 && cudaFuncGetAttributes(&attributes, KERNEL) == cudaSuccess &&
-                     attributes.binaryVersion == 90 &&
+                     attributes.binaryVersion == 90 && attributes.maxThreadsPerBlock >= THREADS &&
                      cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM) == cudaSuccess;
     decided[device] = yes ? 1 : -1;
   }

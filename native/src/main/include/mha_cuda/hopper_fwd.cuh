@@ -96,7 +96,7 @@ struct KernelArgs {
 };
 
 template <typename T, int D, bool CAUSAL>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     fwd_kernel(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
                const __grid_constant__ CUtensorMap tv, const KernelArgs args) {
 #if defined(MHA_SM90_CODE)
@@ -211,7 +211,7 @@ bool try_launch_fwd(const FwdParams &p, void *stream, int *status) {
   constexpr auto *kernel = fwd_kernel<T, D, CAUSAL>;
   const int heads_total = p.batch * p.heads;
   CUtensorMap tq, tk, tv;
-  if (!usable_on_current_device<kernel, Layout<D>::kSmem>() ||
+  if (!usable_on_current_device<kernel, Layout<D>::kSmem, kThreads>() ||
       !tensor_map<T, D>(&tq, p.q, heads_total, p.seq, kBlockM) ||
       !tensor_map<T, D>(&tk, p.k, heads_total, p.seq, kBlockN) ||
       !tensor_map<T, D>(&tv, p.v, heads_total, p.seq, kBlockN)) {

@@ -41,13 +41,13 @@ for r in $(seq 1 "$repeats"); do
   grep -E "^\[INFO\]   (time|library)" "$work/last-mvn.log" | sed 's/^\[INFO\]  /  run '"$r"':/'
 done
 # The mean, and the median, which a machine whose speed wanders (shared 2-core VMs) moves less.
-stat() {  # stat <column> <mean|median>
+summary() {  # summary <column> <mean|median>
   cut -d' ' -f"$1" "$work/runs.txt" | sort -n | awk -v how="$2" '{ v[NR] = $1; s += $1 }
     END { if (how == "mean") printf "%.3f", s / NR; else printf "%.3f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
 }
 echo "$count $kind objects ($(du -sh "$objects" | cut -f1)), $(nproc) cores, $repeats runs"
 printf '%-46s %10s %10s\n' "" mean median
-printf '%-46s %8s s %8s s\n' "mvn package - mvn validate (plugin)" "$(stat 1 mean)" "$(stat 1 median)"
-printf '%-46s %8s s %8s s\n' "llvm-ar qcD + mold link (baseline pair)" "$(stat 2 mean)" "$(stat 2 median)"
-printf '%-46s %10s %10s\n' "ratio plugin / pair" "$(echo "scale=2; $(stat 1 mean) / $(stat 2 mean)" | bc)" \
-  "$(echo "scale=2; $(stat 1 median) / $(stat 2 median)" | bc)"
+printf '%-46s %8s s %8s s\n' "mvn package - mvn validate (plugin)" "$(summary 1 mean)" "$(summary 1 median)"
+printf '%-46s %8s s %8s s\n' "llvm-ar qcD + mold link (baseline pair)" "$(summary 2 mean)" "$(summary 2 median)"
+printf '%-46s %10s %10s\n' "ratio plugin / pair" "$(echo "scale=2; $(summary 1 mean) / $(summary 2 mean)" | bc)" \
+  "$(echo "scale=2; $(summary 1 median) / $(summary 2 median)" | bc)"

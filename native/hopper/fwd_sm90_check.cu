@@ -11,12 +11,11 @@
 template <typename T, int D> static void launch(bool causal, const T *q, const T *k, const T *v, T *o, int b, int h,
                                                 int seq) {
   const mha::cuda::FwdParams params{q, k, v, o, nullptr, b, h, seq, 1.f / std::sqrt(static_cast<float>(D))};
-  int status = 0;
+  cudaError_t status = cudaSuccess;
   const bool ran = causal ? mha::cuda::sm90::try_launch_fwd<T, D, true>(params, nullptr, &status)
                           : mha::cuda::sm90::try_launch_fwd<T, D, false>(params, nullptr, &status);
-  if (!ran || status != 0) {
-    printf("the sm_90a forward did not run (%s)\n", ran ? cudaGetErrorString(static_cast<cudaError_t>(status))
-                                                        : "not usable on this device");
+  if (!ran || status != cudaSuccess) {
+    printf("the sm_90a forward did not run (%s)\n", ran ? cudaGetErrorString(status) : "not usable on this device");
     exit(1);
   }
 }

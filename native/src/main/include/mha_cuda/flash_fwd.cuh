@@ -247,20 +247,17 @@ __global__ void __launch_bounds__(MmaFwdTiles::kThreads, 3) flash_fwd_mma_kernel
 template <typename T, int D, bool CAUSAL>
 int launch_fwd(const FwdParams &p, void *stream) {
   static_assert(D % kWarpSize == 0, "head dim must be a multiple of the warp size");
-  if constexpr (!std::is_same<T, float>::value) {
-    int status = 0;
-    if (sm90::try_launch_fwd<T, D, CAUSAL>(p, stream, &status)) {
-      return status;
-    }
-  }
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
   if constexpr (std::is_same<T, float>::value) {
     const dim3 grid((p.seq + FwdTiles::kBlockM - 1) / FwdTiles::kBlockM, p.heads, p.batch);
-    flash_fwd_kernel<T, D, CAUSAL>
-        <<<grid, FwdTiles::kThreads, 0, static_cast<cudaStream_t>(stream)>>>(p);
+    flash_fwd_kernel<T, D, CAUSAL><<<grid, FwdTiles::kThreads, 0, s>>>(p);
   } else {
+    cudaError_t status;
+    if (sm90::try_launch_fwd<T, D, CAUSAL>(p, s, &status)) {
+      return static_cast<int>(status);
+    }
     const dim3 grid((p.seq + MmaFwdTiles::kBlockM - 1) / MmaFwdTiles::kBlockM, p.heads, p.batch);
-    flash_fwd_mma_kernel<T, D, CAUSAL>
-        <<<grid, MmaFwdTiles::kThreads, 0, static_cast<cudaStream_t>(stream)>>>(p);
+    flash_fwd_mma_kernel<T, D, CAUSAL><<<grid, MmaFwdTiles::kThreads, 0, s>>>(p);
   }
   return static_cast<int>(cudaGetLastError());
 }

@@ -80,12 +80,17 @@ struct Shared {
   __device__ __forceinline__ float *delta(int stage) const { return lse(stage) + kTileRows; }
 };
 
-// The producer warp: the two owned tiles once, then for each streamed tile t (rows r0(t)) its two
-// tiles and, when `stage_rows`, the tile rows' lse (log2 units) and delta into the stage.
+// The producer warpgroup: it gives its registers to the consumers, and its first warp loads the two
+// owned tiles once, then for each streamed tile t (rows r0(t)) its two tiles and, when
+// `stage_rows`, the tile rows' lse (log2 units) and delta into the stage.
 template <int D, typename RowOf>
 __device__ __forceinline__ void produce(const Shared<D> &sm, const CUtensorMap *own_a, const CUtensorMap *own_b,
                                         const CUtensorMap *tile_a, const CUtensorMap *tile_b, int own0, int tiles,
                                         RowOf row_of, int head, const KernelArgs &args, bool stage_rows) {
+  producer_registers();
+  if (threadIdx.x >= kWarpSize) {
+    return;
+  }
   const int lane = threadIdx.x % kWarpSize;
   if (lane == 0) {
     bar_expect(&sm.bar->own_full, 2 * Layout<D>::kOwnBytes);
@@ -112,6 +117,25 @@ __device__ __forceinline__ void produce(const Shared<D> &sm, const CUtensorMap *
   }
 }
 
+// Where a consumer thread works: its warpgroup's 64 owned rows start at `first`, its two
+// accumulator rows are row0 and row0 + 8, and a_rows / b_rows are those 64 rows of the two owned
+// tiles. Constructed first thing in the consumers, it also takes the registers the producer gave.
+template <int D>
+struct Place {
+  int lane, first, row0;
+  const unsigned char *a_rows, *b_rows;
+
+  __device__ __forceinline__ Place(const Shared<D> &sm, int own0) {
+    consumer_registers();
+    const int consumer = threadIdx.x / 128 - 1, warp = threadIdx.x % 128 / kWarpSize;
+    lane = threadIdx.x % kWarpSize;
+    first = own0 + consumer * 64;
+    row0 = first + warp * 16 + lane / 4;
+    a_rows = sm.own_a + consumer * 64 * 128;
+    b_rows = sm.own_b + consumer * 64 * 128;
+  }
+};
+
 // x = A1 B1^T and y = A2 B2^T over the head dims, each A the consumer's 64 owned rows and each B a
 // streamed tile, both finished on return.
 template <typename T, int D>
@@ -137,21 +161,12 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   const int head = blockIdx.z * gridDim.y + blockIdx.y;
   const int q_begin = CAUSAL ? n0 / kTileRows * kTileRows : 0;
   const int tiles = (seq - q_begin + kTileRows - 1) / kTileRows;
-  const int wg = threadIdx.x / 128;
-
-  if (wg == 0) {
-    producer_registers();
-    if (threadIdx.x < kWarpSize) {
-      produce<D>(sm, &tk, &tv, &tq, &tdo, n0, tiles, [&](int t) { return q_begin + t * kTileRows; }, head, args, true);
-    }
+  if (threadIdx.x < 128) {
+    produce<D>(sm, &tk, &tv, &tq, &tdo, n0, tiles, [&](int t) { return q_begin + t * kTileRows; }, head, args, true);
     return;
   }
-  consumer_registers();
-
-  const int consumer = wg - 1, warp = threadIdx.x % 128 / kWarpSize, lane = threadIdx.x % kWarpSize;
-  const int first_key = n0 + consumer * 64;
-  const int key0 = first_key + warp * 16 + lane / 4, key1 = key0 + 8;
-  const unsigned char *k_rows = sm.own_a + consumer * 64 * 128, *v_rows = sm.own_b + consumer * 64 * 128;
+  const Place<D> at(sm, n0);  // rows are keys; a_rows: K, b_rows: V
+  const int key0 = at.row0, key1 = key0 + 8;
 
   float dk[D / 2], dv[D / 2];
 #pragma unroll
@@ -162,14 +177,14 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     const int stage = t % kStages, q0 = q_begin + t * kTileRows;
     bar_wait(&sm.bar->full[stage], (t / kStages) & 1);
     float st[32], dpt[32];  // S^T and dP^T: rows are keys, columns the tile's queries
-    two_products<T, D>(st, k_rows, sm.tile_a(stage), dpt, v_rows, sm.tile_b(stage));
-    const bool mask = q0 + kTileRows > seq || (CAUSAL && first_key + 63 > q0);
+    two_products<T, D>(st, at.a_rows, sm.tile_a(stage), dpt, at.b_rows, sm.tile_b(stage));
+    const bool mask = q0 + kTileRows > seq || (CAUSAL && at.first + 63 > q0);
     const float *lse = sm.lse(stage), *delta = sm.delta(stage);
 #pragma unroll
     for (int j = 0; j < kTileRows / 8; ++j) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const int col = 8 * j + 2 * (lane % 4) + e, query = q0 + col;
+        const int col = 8 * j + 2 * (at.lane % 4) + e, query = q0 + col;
         // Past seq, lse is +inf and P^T is 0.
         float p0 = exp2f(st[4 * j + e] * args.scale_log2 - lse[col]);
         float p1 = exp2f(st[4 * j + 2 + e] * args.scale_log2 - lse[col]);
@@ -211,21 +226,12 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   const int head = blockIdx.z * gridDim.y + blockIdx.y;
   const int kv_end = CAUSAL ? min(seq, m0 + kOwnRows) : seq;
   const int tiles = (kv_end + kTileRows - 1) / kTileRows;
-  const int wg = threadIdx.x / 128;
-
-  if (wg == 0) {
-    producer_registers();
-    if (threadIdx.x < kWarpSize) {
-      produce<D>(sm, &tq, &tdo, &tk, &tv, m0, tiles, [](int t) { return t * kTileRows; }, head, args, false);
-    }
+  if (threadIdx.x < 128) {
+    produce<D>(sm, &tq, &tdo, &tk, &tv, m0, tiles, [](int t) { return t * kTileRows; }, head, args, false);
     return;
   }
-  consumer_registers();
-
-  const int consumer = wg - 1, warp = threadIdx.x % 128 / kWarpSize, lane = threadIdx.x % kWarpSize;
-  const int first_row = m0 + consumer * 64;
-  const int row0 = first_row + warp * 16 + lane / 4, row1 = row0 + 8;
-  const unsigned char *q_rows = sm.own_a + consumer * 64 * 128, *do_rows = sm.own_b + consumer * 64 * 128;
+  const Place<D> at(sm, m0);  // rows are queries; a_rows: Q, b_rows: dO
+  const int row0 = at.row0, row1 = row0 + 8;
   const size_t rows_before = static_cast<size_t>(head) * seq;
   const float lse0 = row0 < seq ? args.lse[rows_before + row0] * kLog2e : INFINITY;
   const float lse1 = row1 < seq ? args.lse[rows_before + row1] * kLog2e : INFINITY;
@@ -241,13 +247,13 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     const int stage = t % kStages, n0 = t * kTileRows;
     bar_wait(&sm.bar->full[stage], (t / kStages) & 1);
     float s[32], dp[32];  // rows are queries, columns the tile's keys
-    two_products<T, D>(s, q_rows, sm.tile_a(stage), dp, do_rows, sm.tile_b(stage));
-    const bool mask = n0 + kTileRows > seq || (CAUSAL && n0 + kTileRows - 1 > first_row);
+    two_products<T, D>(s, at.a_rows, sm.tile_a(stage), dp, at.b_rows, sm.tile_b(stage));
+    const bool mask = n0 + kTileRows > seq || (CAUSAL && n0 + kTileRows - 1 > at.first);
 #pragma unroll
     for (int j = 0; j < kTileRows / 8; ++j) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const int key = n0 + 8 * j + 2 * (lane % 4) + e;
+        const int key = n0 + 8 * j + 2 * (at.lane % 4) + e;
         float p0 = exp2f(s[4 * j + e] * args.scale_log2 - lse0);
         float p1 = exp2f(s[4 * j + 2 + e] * args.scale_log2 - lse1);
         if (mask) {

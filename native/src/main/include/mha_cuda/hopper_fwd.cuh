@@ -206,7 +206,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
 // Runs the sm_90a forward when it applies (usable_on_current_device; inputs 16-byte aligned, as the
 // TMA unit needs); returns false, having launched nothing, when it does not.
 template <typename T, int D, bool CAUSAL>
-bool try_launch_fwd(const FwdParams &p, void *stream, int *status) {
+bool try_launch_fwd(const FwdParams &p, cudaStream_t stream, cudaError_t *status) {
   static_assert(D == 64 || D == 128, "sm_90a instances exist for head dims 64 and 128");
   constexpr auto *kernel = fwd_kernel<T, D, CAUSAL>;
   const int heads_total = p.batch * p.heads;
@@ -218,9 +218,9 @@ bool try_launch_fwd(const FwdParams &p, void *stream, int *status) {
     return false;
   }
   const dim3 grid((p.seq + kBlockM - 1) / kBlockM, p.heads, p.batch);
-  fwd_kernel<T, D, CAUSAL><<<grid, kThreads, Layout<D>::kSmem, static_cast<cudaStream_t>(stream)>>>(
+  fwd_kernel<T, D, CAUSAL><<<grid, kThreads, Layout<D>::kSmem, stream>>>(
       tq, tk, tv, KernelArgs{p.out, p.lse, p.seq, p.scale * kLog2e});
-  *status = static_cast<int>(cudaGetLastError());
+  *status = cudaGetLastError();
   return true;
 }
 

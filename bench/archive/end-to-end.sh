@@ -33,6 +33,9 @@ for r in $(seq 1 "$repeats"); do
   mkdir -p "$work/pair"
   t=$(now); "${mvn[@]}" -q -f "$work/pom.xml" validate; validate=$(since "$t")
   t=$(now); "${mvn[@]}" -f "$work/pom.xml" package > "$work/last-mvn.log"; package=$(since "$t")
+  # The pair starts as the plugin did, without the other's outputs on disk: with the plugin's
+  # 660 MB of fresh outputs present, mold's link here measured 0.57-0.74 s instead of 0.22-0.31 s.
+  rm -rf "$work/target"
   t=$(now)
   llvm-ar qcD "$work/pair/libkernels.a" @"$work/objects.txt"
   c++ -shared -fuse-ld=mold -o "$work/pair/libe2e.so" -Wl,--whole-archive "$work/pair/libkernels.a" \

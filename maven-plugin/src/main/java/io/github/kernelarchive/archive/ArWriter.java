@@ -150,7 +150,9 @@ public final class ArWriter {
     if (from >= to) {
       return;
     }
-    ByteBuffer pending = ByteBuffer.allocate(WRITE_BUFFER);
+    // Direct: the file reads land in it and the writes leave from it with no copy through a
+    // temporary buffer, which a heap buffer would cost on every read and write.
+    ByteBuffer pending = ByteBuffer.allocateDirect(WRITE_BUFFER);
     long flushedTo = layout.memberOffsets[from];
     for (int i = from; i < to; i++) {
       Entry entry = entries.get(i);
@@ -205,7 +207,7 @@ public final class ArWriter {
           throw new SourceChangedException(range.file() + " ended before member '" + entry.name
               + "' was copied from it");
         }
-        sha.update(pending.array(), start, n);
+        sha.update(pending.slice(start, n));
         copied += n;
       }
     }

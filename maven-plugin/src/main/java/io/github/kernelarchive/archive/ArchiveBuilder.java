@@ -25,6 +25,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -104,7 +105,7 @@ public final class ArchiveBuilder {
     removeBatchesBeyond(workDirectory, batches);
     // How each batch names its members (relative to its folder), worked out once per object: the
     // batch's response file, its key and its check all use it.
-    List<String> relativeNames = inputs.stream().map(input -> relativePath(workDirectory, input.object())).toList();
+    List<String> relativeNames = relativeNames(workDirectory, inputs);
 
     Path temporary = AtomicFiles.temporarySibling(output);
     try {
@@ -385,11 +386,30 @@ public final class ArchiveBuilder {
   }
 
   /**
-   * Between real folders: archivers resolve a thin member against the batch's real folder, so a
-   * {@code target/} (or objects folder) reached through a symbolic link must not be taken lexically.
+   * Each object's path relative to the batches' folder, between real folders: archivers resolve a
+   * thin member against the batch's real folder, so a {@code target/} (or objects folder) reached
+   * through a symbolic link must not be taken lexically. Thousands of objects share a few folders:
+   * each folder is relativized once (Path.relativize is costly, and so is compiling it when it
+   * runs hot) and the file name appended.
    */
-  private String relativePath(Path workDirectory, Path object) {
-    return realFolder(workDirectory).relativize(real(object)).toString();
+  private List<String> relativeNames(Path workDirectory, List<Input> inputs) {
+    Path from = realFolder(workDirectory);
+    Map<Path, String> folders = new HashMap<>();
+    List<String> names = new ArrayList<>(inputs.size());
+    for (Input input : inputs) {
+      Path absolute = input.object().toAbsolutePath().normalize();
+      Path parent = absolute.getParent();
+      if (parent == null) {
+        names.add(from.relativize(absolute).toString());
+        continue;
+      }
+      String folder = folders.computeIfAbsent(parent, p -> {
+        String relative = from.relativize(realFolder(p)).toString();
+        return relative.isEmpty() ? "" : relative + "/";
+      });
+      names.add(folder + absolute.getFileName());
+    }
+    return names;
   }
 
   /** The file in its real folder; the file name is kept, as archivers keep it. */

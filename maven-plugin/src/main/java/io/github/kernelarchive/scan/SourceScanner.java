@@ -112,8 +112,17 @@ public final class SourceScanner {
     return files;
   }
 
+  /**
+   * The walk resolves every file onto the set's directory, so its path starts with the directory's:
+   * cutting that prefix off spares thousands of Path.relativize calls (costly, and so is compiling
+   * them when they run hot).
+   */
   private static String relativePath(Path root, Path file) {
-    return root.relativize(file).toString().replace(java.io.File.separatorChar, '/');
+    String prefix = root.toString().endsWith(java.io.File.separator) ? root.toString()
+        : root + java.io.File.separator;
+    String path = file.toString();
+    String relative = path.startsWith(prefix) ? path.substring(prefix.length()) : root.relativize(file).toString();
+    return relative.replace(java.io.File.separatorChar, '/');
   }
 
   private static String describe(SourceSet set) {

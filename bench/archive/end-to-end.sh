@@ -4,13 +4,15 @@
 # the same objects, in one run. Maven's own start-up is taken out: a `mvn validate` of the same
 # project is timed in the same run and subtracted. Runs interleave the three; the mean and the
 # median over the runs are reported.
-#   bench/archive/end-to-end.sh [count=5000] [small|payload=payload] [repeats=3]
+#   bench/archive/end-to-end.sh [count=5000] [small|payload=payload] [repeats=3] [-Dkernel.x=y ...]
+# (anything after the third argument goes to both mvn calls, e.g. -Dkernel.batchSize=5000)
 set -euo pipefail
 . "$(dirname "$0")/../lib/plugin-pom.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 count=${1:-5000}
 kind=${2:-payload}
 repeats=${3:-3}
+shift $(( $# < 3 ? $# : 3 ))
 work=$repo/bench/work/e2e-$kind-$count
 mvn=("$repo/mvnw" -B -o)
 command -v mold > /dev/null || { echo "mold is not installed (apt-get install mold)" >&2; exit 1; }
@@ -31,8 +33,8 @@ find "$objects" -maxdepth 1 -name "*.o" | sort > "$work/objects.txt"
 for r in $(seq 1 "$repeats"); do
   rm -rf "$work/target" "$work/pair"
   mkdir -p "$work/pair"
-  t=$(now); "${mvn[@]}" -q -f "$work/pom.xml" validate; validate=$(since "$t")
-  t=$(now); "${mvn[@]}" -f "$work/pom.xml" package > "$work/last-mvn.log"; package=$(since "$t")
+  t=$(now); "${mvn[@]}" -q -f "$work/pom.xml" "$@" validate; validate=$(since "$t")
+  t=$(now); "${mvn[@]}" -f "$work/pom.xml" "$@" package > "$work/last-mvn.log"; package=$(since "$t")
   # The pair starts as the plugin did, without the other's outputs on disk: with the plugin's
   # 660 MB of fresh outputs present, mold's link here measured 0.57-0.74 s instead of 0.22-0.31 s.
   rm -rf "$work/target"
@@ -48,7 +50,7 @@ summary() {  # summary <column> <mean|median>
   cut -d' ' -f"$1" "$work/runs.txt" | sort -n | awk -v how="$2" '{ v[NR] = $1; s += $1 }
     END { if (how == "mean") printf "%.3f", s / NR; else printf "%.3f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
 }
-echo "$count $kind objects ($(du -sh "$objects" | cut -f1)), $(nproc) cores, $repeats runs"
+echo "$count $kind objects ($(du -sh "$objects" | cut -f1)), $(nproc) cores, $repeats runs${*:+, mvn $*}"
 printf '%-46s %10s %10s\n' "" mean median
 printf '%-46s %8s s %8s s\n' "mvn package - mvn validate (plugin)" "$(summary 1 mean)" "$(summary 1 median)"
 printf '%-46s %8s s %8s s\n' "llvm-ar qcD + mold link (baseline pair)" "$(summary 2 mean)" "$(summary 2 median)"

@@ -30,14 +30,21 @@ since() { echo "$(now) - $1" | bc; }
 find "$objects" -maxdepth 1 -name "*.o" | sort > "$work/objects.txt"
 : > "$work/runs.txt"  # per run: plugin seconds (package - validate), pair seconds
 
+# Each timed step starts after the memory freed before it has settled. On a VM that hands free
+# memory back to its host (Firecracker's free page reporting, as here), memory freed in the last
+# two seconds is still backed and cheap to touch again, and memory freed earlier costs a host fault
+# per page: the pair measured 0.52-0.58 s right after 660 MB of outputs were deleted and 0.90-1.02 s
+# four seconds later. Settled, every step pays what a fresh CI machine pays.
+settle() { sleep "${SETTLE_SECONDS:-4}"; }
 for r in $(seq 1 "$repeats"); do
   rm -rf "$work/target" "$work/pair"
   mkdir -p "$work/pair"
+  settle
   t=$(now); "${mvn[@]}" -q -f "$work/pom.xml" "$@" validate; validate=$(since "$t")
+  settle
   t=$(now); "${mvn[@]}" -f "$work/pom.xml" "$@" package > "$work/last-mvn.log"; package=$(since "$t")
-  # The pair starts as the plugin did, without the other's outputs on disk: with the plugin's
-  # 660 MB of fresh outputs present, mold's link here measured 0.57-0.74 s instead of 0.22-0.31 s.
   rm -rf "$work/target"
+  settle
   t=$(now)
   llvm-ar qcD "$work/pair/libkernels.a" @"$work/objects.txt"
   c++ -shared -fuse-ld=mold -o "$work/pair/libe2e.so" -Wl,--whole-archive "$work/pair/libkernels.a" \

@@ -397,13 +397,8 @@ public final class ArchiveBuilder {
     Map<Path, String> folders = new HashMap<>();
     List<String> names = new ArrayList<>(inputs.size());
     for (Input input : inputs) {
-      Path absolute = input.object().toAbsolutePath().normalize();
-      Path parent = absolute.getParent();
-      if (parent == null) {
-        names.add(from.relativize(absolute).toString());
-        continue;
-      }
-      String folder = folders.computeIfAbsent(parent, p -> {
+      Path absolute = input.object().toAbsolutePath().normalize(); // a file's absolute path has a parent
+      String folder = folders.computeIfAbsent(absolute.getParent(), p -> {
         String relative = from.relativize(realFolder(p)).toString();
         return relative.isEmpty() ? "" : relative + "/";
       });

@@ -21,8 +21,9 @@ import java.util.concurrent.Future;
 /**
  * Writes a GNU-format archive: the symbol index first (its offsets are computed from the sizes up
  * front), then the long-name table, then every member. Since every member's position is known
- * before anything is written, members are copied by several threads at once, each filling its own
- * contiguous part of the file through a buffer that gathers small members into large writes. A
+ * before anything is written, members are read by several threads at once, each filling buffers
+ * for its own contiguous part of the file (small members gathered into large writes), which one
+ * more thread writes ({@link ChunkWriter}). A
  * member comes from a file or from bytes the caller already holds; either way its SHA-256 is taken
  * from exactly the bytes written, so the copy is also the read that hashes it (callers need no
  * separate pass over the payload, and a hash can never describe other bytes than the archive's).
@@ -77,7 +78,8 @@ public final class ArWriter {
   }
 
   /**
-   * Writes {@code target} with members copied by up to {@code threads} threads.
+   * Writes {@code target} with members read and hashed by up to {@code threads} threads, and
+   * written by one more.
    *
    * @return each member's SHA-256 (hex) over the bytes written, in order
    */
@@ -99,19 +101,21 @@ public final class ArWriter {
       writeAll(out, head.flip(), 0);
       String[] hashes = new String[entries.size()];
       int parts = Math.max(1, Math.min(threads, entries.size()));
-      if (parts == 1) {
-        writeMembers(out, entries, nameFields, layout, 0, entries.size(), hashes);
-      } else {
-        writeInParallel(out, entries, nameFields, layout, parts, hashes);
+      try (ChunkWriter writer = new ChunkWriter(out, 2 * parts, WRITE_BUFFER)) {
+        if (parts == 1) {
+          writeMembers(writer, entries, nameFields, layout, 0, entries.size(), hashes);
+        } else {
+          writeInParallel(writer, entries, nameFields, layout, parts, hashes);
+        }
       }
       return Arrays.asList(hashes);
     }
   }
 
-  private static void writeInParallel(FileChannel out, List<Entry> entries, List<String> nameFields, Layout layout,
-      int parts, String[] hashes) throws IOException {
+  private static void writeInParallel(ChunkWriter writer, List<Entry> entries, List<String> nameFields,
+      Layout layout, int parts, String[] hashes) throws IOException {
     ExecutorService pool = Executors.newFixedThreadPool(parts, runnable -> {
-      Thread thread = new Thread(runnable, "kernel-ar-writer");
+      Thread thread = new Thread(runnable, "kernel-ar-reader");
       thread.setDaemon(true);
       return thread;
     });
@@ -121,7 +125,7 @@ public final class ArWriter {
         int from = (int) ((long) entries.size() * p / parts);
         int to = (int) ((long) entries.size() * (p + 1) / parts);
         written.add(pool.submit(() -> {
-          writeMembers(out, entries, nameFields, layout, from, to, hashes);
+          writeMembers(writer, entries, nameFields, layout, from, to, hashes);
           return null;
         }));
       }
@@ -142,85 +146,85 @@ public final class ArWriter {
   }
 
   /**
-   * Copies members [from, to) to their places, gathering small ones into large positional writes,
-   * and puts each one's hash into {@code hashes}.
+   * Reads members [from, to) into buffers, gathering small ones into large positional writes
+   * (done by {@code writer}), and puts each one's hash into {@code hashes}.
    */
-  private static void writeMembers(FileChannel out, List<Entry> entries, List<String> nameFields, Layout layout,
+  private static void writeMembers(ChunkWriter writer, List<Entry> entries, List<String> nameFields, Layout layout,
       int from, int to, String[] hashes) throws IOException {
     if (from >= to) {
       return;
     }
-    // Direct: the file reads land in it and the writes leave from it with no copy through a
-    // temporary buffer, which a heap buffer would cost on every read and write.
-    ByteBuffer pending = ByteBuffer.allocateDirect(WRITE_BUFFER);
-    long flushedTo = layout.memberOffsets[from];
+    Filling filling = new Filling(writer, layout.memberOffsets[from]);
     for (int i = from; i < to; i++) {
       Entry entry = entries.get(i);
-      if (pending.remaining() < ArReader.HEADER_SIZE + 1) {
-        flushedTo = flush(out, pending, flushedTo);
-      }
-      pending.put(header(nameFields.get(i), entry.size));
+      filling.put(header(nameFields.get(i), entry.size));
       MessageDigest sha = Hashing.sha256();
       if (entry.content instanceof InMemory memory) {
         sha.update(memory.bytes());
-        flushedTo = put(out, pending, flushedTo, memory.bytes());
+        filling.put(memory.bytes());
       } else {
-        flushedTo = copy(out, pending, flushedTo, entry, (FileRange) entry.content, sha);
+        copy(filling, entry, (FileRange) entry.content, sha);
       }
       hashes[i] = HexFormat.of().formatHex(sha.digest());
       if ((entry.size & 1) == 1) {
-        if (!pending.hasRemaining()) {
-          flushedTo = flush(out, pending, flushedTo);
-        }
-        pending.put((byte) '\n');
+        filling.put(new byte[] {'\n'});
       }
     }
-    flush(out, pending, flushedTo);
+    filling.finish();
   }
 
-  /** Appends {@code bytes} after what {@code pending} holds; returns where its contents go. */
-  private static long put(FileChannel out, ByteBuffer pending, long flushedTo, byte[] bytes) throws IOException {
-    if (bytes.length > pending.remaining()) {
-      flushedTo = flush(out, pending, flushedTo);
-      if (bytes.length > pending.remaining()) {
-        writeAll(out, ByteBuffer.wrap(bytes), flushedTo);
-        return flushedTo + bytes.length;
+  /** The buffer a thread is filling, and where in the file its contents go. */
+  private static final class Filling {
+    private final ChunkWriter writer;
+    private ByteBuffer buffer;
+    private long position;
+
+    Filling(ChunkWriter writer, long position) throws IOException {
+      this.writer = writer;
+      this.buffer = writer.take();
+      this.position = position;
+    }
+
+    /** The current buffer, with room for at least one byte. */
+    ByteBuffer room() throws IOException {
+      if (!buffer.hasRemaining()) {
+        position = writer.submit(buffer, position);
+        buffer = writer.take();
+      }
+      return buffer;
+    }
+
+    void put(byte[] bytes) throws IOException {
+      for (int done = 0; done < bytes.length; ) {
+        ByteBuffer into = room();
+        int n = Math.min(into.remaining(), bytes.length - done);
+        into.put(bytes, done, n);
+        done += n;
       }
     }
-    pending.put(bytes);
-    return flushedTo;
+
+    void finish() throws IOException {
+      writer.submit(buffer, position);
+    }
   }
 
   /** Appends the member's bytes from its file, hashing them on the way. */
-  private static long copy(FileChannel out, ByteBuffer pending, long flushedTo, Entry entry, FileRange range,
-      MessageDigest sha) throws IOException {
+  private static void copy(Filling filling, Entry entry, FileRange range, MessageDigest sha) throws IOException {
     try (FileChannel source = FileChannel.open(range.file(), StandardOpenOption.READ)) {
       for (long copied = 0; copied < entry.size; ) {
-        if (!pending.hasRemaining()) {
-          flushedTo = flush(out, pending, flushedTo);
-        }
-        int start = pending.position();
-        pending.limit(start + (int) Math.min(pending.remaining(), entry.size - copied));
-        int n = source.read(pending, range.offset() + copied);
-        pending.limit(pending.capacity());
+        ByteBuffer into = filling.room();
+        int start = into.position();
+        into.limit(start + (int) Math.min(into.remaining(), entry.size - copied));
+        int n = source.read(into, range.offset() + copied);
+        into.limit(into.capacity());
         if (n < 0) {
           throw new SourceChangedException(range.file() + " ended before member '" + entry.name
               + "' was copied from it");
         }
-        sha.update(pending.slice(start, n));
+        sha.update(into.slice(start, n));
         copied += n;
       }
     }
-    return flushedTo;
-  }
-
-  /** Writes what {@code pending} holds at {@code position}; returns where the next bytes go. */
-  private static long flush(FileChannel out, ByteBuffer pending, long position) throws IOException {
-    pending.flip();
-    long end = position + pending.remaining();
-    writeAll(out, pending, position);
-    pending.clear();
-    return end;
   }
 
   /** Each member's 16-byte name field: the name and '/', or '/offset' into the long-name table. */

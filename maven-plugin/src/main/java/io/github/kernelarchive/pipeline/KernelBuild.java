@@ -62,7 +62,9 @@ public final class KernelBuild {
     checkWritable(request.outputDirectory());
     Trace trace = Trace.start();
     try {
-      return runStages(request);
+      Toolchain toolchain = new Toolchain(request.toolchain(), environment);
+      toolchain.identifyAhead(!request.archiveNames().isEmpty());
+      return runStages(request, toolchain);
     } finally {
       Trace.stop();
       try {
@@ -104,10 +106,10 @@ public final class KernelBuild {
   private record Linked(SharedLibraryLinker.Result library, List<Path> archiveLibraries, int exports, long millis) {}
 
   /** The stages in order; each takes what the ones before it produced. */
-  private BuildSummary runStages(KernelBuildRequest request)
+  private BuildSummary runStages(KernelBuildRequest request, Toolchain toolchain)
       throws BuildFailureException, ToolchainException, IOException, InterruptedException {
     Scanned scanned = scan(request);
-    Plan plan = plan(request, scanned);
+    Plan plan = plan(request, scanned, toolchain);
     CompileStage.Result compiled = compile(plan);
     Archived archived = archive(plan, compiled);
     Linked linked = link(request, plan, archived);
@@ -151,10 +153,9 @@ public final class KernelBuild {
    * Dependencies, compile jobs, archive members; archives that are current or cached need none of
    * their sources compiled.
    */
-  private Plan plan(KernelBuildRequest request, Scanned scanned)
+  private Plan plan(KernelBuildRequest request, Scanned scanned, Toolchain toolchain)
       throws BuildFailureException, ToolchainException, IOException, InterruptedException {
     long start = System.nanoTime();
-    Toolchain toolchain = new Toolchain(request.toolchain(), environment);
     DependencyStage.Outcome dependencies = new DependencyStage(toolchain, environment, log)
         .resolve(request.dependencies(), request.dependencyRoot(), request.sitePackages(), scanned.sources());
     Path hashFile = request.outputDirectory().resolve("state").resolve("file-hashes");

@@ -2,6 +2,7 @@ package io.github.kernelarchive.toolchain;
 
 import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.scan.Language;
+import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -67,6 +68,31 @@ public final class Toolchain {
       archiver = identify(path, "Archiver", "kernel.ar");
     }
     return archiver;
+  }
+
+  /**
+   * Starts identifying the tools every build with a library needs (the archiver when there are
+   * archives, the C++ driver and the linker) on a thread of its own, so their {@code --version}
+   * runs, tens of milliseconds each and otherwise one after another in front of the stage that
+   * needs them, overlap the scan and the archive stage. Stages still ask through {@link #archiver()},
+   * {@link #compiler} and {@link #linker()}, which wait for a lookup in progress (they share this
+   * object's lock) and report a failure themselves: one is dropped here, since a build may never
+   * need the tool it concerns.
+   */
+  public void identifyAhead(boolean archives) {
+    Thread thread = new Thread(() -> {
+      try (Trace.Span span = Trace.current().span("identify tools", "toolchain")) {
+        if (archives) {
+          archiver();
+        }
+        compiler(Language.CXX);
+        linker();
+      } catch (ToolchainException | RuntimeException e) {
+        // Reported by the stage that needs the tool, if one does.
+      }
+    }, "kernel-tool-lookup");
+    thread.setDaemon(true);
+    thread.start();
   }
 
   /** The linker of the final link, chosen once per build ({@link LinkerSelection}). */

@@ -10,22 +10,23 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.commons.compress.archivers.ar.ArArchiveEntry;
-import org.apache.commons.compress.archivers.ar.ArArchiveInputStream;
 
 /**
  * Reads the table of contents of a System V/GNU archive (what GNU ar and llvm-ar write on Linux):
  * the members in order, the symbol index ({@code /} or {@code /SYM64/}) and long names
- * ({@code //}); BSD {@code #1/len} names too. A truncated or damaged archive is reported with the
- * offset where it goes wrong.
+ * ({@code //}); BSD {@code #1/len} names too; and thin archives ({@code !<thin>}, what the batches
+ * are). A truncated or damaged archive is reported with the offset where it goes wrong. Only
+ * headers are read: each member's content is passed over by its offset, never read.
  *
- * <p>Members and their names are read by Commons Compress ({@link ArArchiveInputStream}). What it
- * lacks is here: it passes the symbol index on as an unparsed entry (named {@code ""} or
- * {@code /SYM64}), reports no header offsets (the index points at headers; the offset is derived
- * from where the member's data starts), does not check that a member fits in the file (it just
- * stops), keeps the NULs that pad BSD names, reads no thin archives ({@code !<thin>}, what the
- * batches are), and decodes names as US-ASCII. Thin archives, and archives whose names are not
- * ASCII, are read by this class's own scanner, which reads every kind.
+ * <p>Not Commons Compress's {@code ArArchiveInputStream}, which this class used for regular
+ * archives until it measured what that costs: the stream passes over a member's content through
+ * commons-io's {@code IOUtils.skip}, which zero-fills an 8 KiB scratch array for every 8 KiB passed
+ * (41,000 times for a 334 MB archive), so validating the archive a build had just written took
+ * 75-100 ms against 24-32 ms here. It also lacks what an archive's validation needs: the symbol
+ * index comes back as an unparsed entry, header offsets (which the index points at) are not
+ * reported, a member that runs past the end just stops the listing, BSD names keep their NUL
+ * padding, thin archives are not read, and names are decoded as US-ASCII; this reader handled those
+ * cases already, so it now reads every archive.
  */
 public final class ArReader {
   static final byte[] MAGIC = "!<arch>\n".getBytes(StandardCharsets.US_ASCII);
@@ -47,53 +48,7 @@ public final class ArReader {
   }
 
   public static Contents read(FileChannel channel) throws IOException, ArFormatException {
-    long size = channel.size();
-    checkMagic(channel, size, false);
-    List<ArMember> members = new ArrayList<>();
-    List<IndexEntry> index = null;
-    ChannelInputStream stream = new ChannelInputStream(channel, size);
-    ArArchiveInputStream in = new ArArchiveInputStream(stream);
-    try {
-      FileWindow headers = new FileWindow(channel, size);
-      for (ArArchiveEntry entry; (entry = in.getNextEntry()) != null; ) {
-        long data = in.getBytesRead(); // where its content starts (after a BSD name)
-        stream.passOver(data, entry.getLength()); // read below through the channel, if at all
-        long header = headerOffset(headers, data, entry.getName());
-        // llvm-ar pads BSD names with NULs, which Commons Compress keeps.
-        String name = entry.getName().replace("\0", "");
-        if (entry.getLength() > size - data) {
-          throw new ArFormatException("truncated: member at offset " + header + " declares " + entry.getLength()
-              + " bytes but the file ends after " + (size - data));
-        }
-        if (name.isEmpty() || name.equals("/SYM64")) {
-          index = readIndex(channel, data, entry.getLength(), name.isEmpty() ? 4 : 8);
-        } else if (name.startsWith("__.SYMDEF")) {
-          continue; // a BSD index: not needed on Linux, where GNU and llvm-ar write the GNU one
-        } else if (name.indexOf('\uFFFD') >= 0) {
-          return scan(channel, false); // a UTF-8 name, which Commons Compress decodes as US-ASCII
-        } else {
-          members.add(new ArMember(name, header, data, entry.getLength()));
-        }
-      }
-    } catch (ChannelInputStream.ReadFailure e) {
-      throw (IOException) e.getCause();
-    } catch (ArFormatException e) {
-      throw e;
-    } catch (IOException | RuntimeException e) {
-      // Commons Compress reports every damaged header as an IOException (some as unchecked ones).
-      throw new ArFormatException("damaged archive near offset " + in.getBytesRead() + ": " + e.getMessage());
-    }
-    return new Contents(List.copyOf(members), index == null ? null : List.copyOf(index), size);
-  }
-
-  /**
-   * Where the header of the member whose data starts at {@code data} begins: right before it, or
-   * for a BSD name ({@code #1/len}), which is stored at the start of the data, before that name.
-   */
-  private static long headerOffset(FileWindow headers, long data, String name) throws IOException {
-    boolean trailerBefore = data >= MAGIC.length + HEADER_SIZE
-        && headers.read(data - 2, 2).equals(ByteBuffer.wrap(new byte[] {'`', '\n'}));
-    return trailerBefore ? data - HEADER_SIZE : data - HEADER_SIZE - name.length();
+    return scan(channel, false);
   }
 
   private static void checkMagic(FileChannel channel, long size, boolean thin) throws IOException, ArFormatException {
@@ -155,9 +110,15 @@ public final class ArReader {
         names.get(longNames);
       } else if (rawName.startsWith("#1/")) {
         int nameLength = (int) decimal(rawName.substring(3), at);
+        if (nameLength > memberSize) {
+          throw new ArFormatException("damaged member header at offset " + at + " (BSD name longer than the member)");
+        }
         ByteBuffer name = readFully(channel, data, nameLength, size, "BSD member name");
+        // llvm-ar pads BSD names with NULs.
         String bsdName = StandardCharsets.UTF_8.decode(name).toString().replace("\0", "");
-        members.add(new ArMember(bsdName, at, data + nameLength, memberSize - nameLength));
+        if (!bsdName.startsWith("__.SYMDEF")) { // a BSD index: not needed on Linux, where ar writes the GNU one
+          members.add(new ArMember(bsdName, at, data + nameLength, memberSize - nameLength));
+        }
       } else {
         members.add(new ArMember(memberName(rawName, longNames, at), at, data, memberSize));
       }

@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The archive reader (Commons Compress for members and names, its own code for the index, offsets
- * and thin archives) on what real tools write: GNU ar, llvm-ar (GNU and BSD formats, and
+ * The archive reader (members, names, the index, header offsets and thin archives) on what real
+ * tools write: GNU ar, llvm-ar (GNU and BSD formats, and
  * {@code /SYM64/}) and the plugin's writer, with short and long names.
  */
 class ArReaderTest {
@@ -117,8 +117,8 @@ class ArReaderTest {
   }
 
   /**
-   * Listing members passes over their content: Commons Compress alone would read every byte of a
-   * 64 MiB archive to skip it. Counted by the kernel ({@code rchar} of /proc/self/io: every byte
+   * Listing members passes over their content (Commons Compress, which listed them before, read
+   * every byte of a 64 MiB archive to skip it). Counted by the kernel ({@code rchar} of /proc/self/io: every byte
    * this process read by a system call), so a regression shows whichever layer brings it back.
    */
   @Test

@@ -34,11 +34,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 /**
- * Builds {@code lib<name>.a} without quadratic rewrites and with the payload read and written once:
+ * Builds {@code lib<name>.a} without quadratic rewrites and with the payload hashed and written once:
  * the members are cut into batches of {@code batchSize}, each batch is one {@code ar --thin qcSD}
  * call reading its members from a response file (batches run in parallel and are reused while
  * their members are unchanged). Each object is inspected first ({@link ObjectInspector}: ELF
- * checks and symbols, which touch its headers only); then the final archive is written with the
+ * checks and symbols); then the final archive is written with the
  * symbol index once and every member copied and hashed in the same pass ({@link ArWriter}). Batches
  * with nothing recorded from an earlier build start at once and overlap that work. A thin batch
  * records its members by path without copying them; before the archive is published, every batch
@@ -185,18 +185,26 @@ public final class ArchiveBuilder {
     return all.subList(batch * batchSize, Math.min(all.size(), (batch + 1) * batchSize));
   }
 
-  /** Inspects every object, on all cores; the first problem in archive order is reported. */
+  /**
+   * Inspects every object, on all cores; the first problem in archive order is reported. The
+   * objects are cut into a few runs per core, each inspected in order with one reused buffer.
+   */
   private List<ObjectInspector.Inspection> inspect(String name, List<Input> inputs, Path output)
       throws IOException, ArchiveInvalidException {
     AtomicLong keepBudget = new AtomicLong(KEEP_BYTES);
     Object[] results = new Object[inputs.size()];
-    IntStream.range(0, inputs.size()).parallel().forEach(i -> {
-      Input input = inputs.get(i);
-      try {
-        results[i] = inspector.inspect(input.name(), input.object(), "object " + input.object() + " (member "
-            + (i + 1) + " of archive '" + name + "')", keepBudget);
-      } catch (IOException | ObjectRequirements.MemberProblem e) {
-        results[i] = e;
+    int runs = Math.max(1, Math.min(inputs.size(), 4 * parallelism));
+    IntStream.range(0, runs).parallel().forEach(run -> {
+      ObjectInspector.Scratch scratch = new ObjectInspector.Scratch();
+      int to = (int) ((long) inputs.size() * (run + 1) / runs);
+      for (int i = (int) ((long) inputs.size() * run / runs); i < to; i++) {
+        Input input = inputs.get(i);
+        try {
+          results[i] = inspector.inspect(input.name(), input.object(), "object " + input.object() + " (member "
+              + (i + 1) + " of archive '" + name + "')", keepBudget, scratch);
+        } catch (IOException | ObjectRequirements.MemberProblem e) {
+          results[i] = e;
+        }
       }
     });
     List<ObjectInspector.Inspection> inspections = new ArrayList<>(inputs.size());

@@ -119,7 +119,7 @@ public final class ArchiveStage {
     Path localManifest = workDirectory(request.name()).resolve("manifest.txt");
     Optional<Manifest> local = readManifest(localManifest);
     if (local.isEmpty() && cache == null) {
-      // Nothing to reuse, so no key is needed now: prebuilt objects are then read once, by the build.
+      // Nothing to reuse, so no key is needed now: prebuilt objects are then hashed once, as the archive is written.
       return Optional.empty();
     }
     String key;

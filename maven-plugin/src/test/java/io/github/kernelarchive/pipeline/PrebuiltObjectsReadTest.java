@@ -20,15 +20,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Prebuilt objects ({@code <objects>}) are read once per build, as the build's timeline shows: a
- * clean build without a cache reads them only while it writes the archive (no hashing at
- * planning), a no-op build reads none, and an edit of one object reads that object at planning
- * (to compare keys) and then builds.
+ * Prebuilt objects ({@code <objects>}) are hashed once per build, as the build's timeline shows: a
+ * clean build without a cache hashes them only while it writes the archive (nothing at planning),
+ * a no-op build reads none, and an edit of one object hashes that object at planning (to compare
+ * keys) and then builds.
  */
 class PrebuiltObjectsReadTest {
   @TempDir Path dir;
 
-  /** 64 KiB objects: larger than what inspection reads whole, so the write is their one read. */
+  /** 64 KiB objects: larger than what inspection keeps in memory, so the write reads their files. */
   private List<Path> objects(int count) throws Exception {
     Path objects = Files.createDirectories(dir.resolve("objects"));
     List<Path> made = new ArrayList<>();

@@ -325,17 +325,38 @@ public final class ArWriter {
     }
   }
 
+  /**
+   * A member header's fixed part: zero date, uid and gid, mode 644 (deterministic, as {@code ar D}
+   * writes), the terminator, and spaces where the name and size go.
+   */
+  private static final byte[] HEADER_TEMPLATE = (" ".repeat(16) // name
+      + "0" + " ".repeat(11) // date
+      + "0" + " ".repeat(5) // uid
+      + "0" + " ".repeat(5) // gid
+      + "644" + " ".repeat(5) // mode
+      + " ".repeat(10) // size
+      + "`\n").getBytes(StandardCharsets.US_ASCII);
+
+  /** The 60-byte header of a member named {@code name} (its name field: ASCII) of {@code size} bytes. */
   private static byte[] header(String name, long size) {
-    String text = pad(name, 16) + pad("0", 12) + pad("0", 6) + pad("0", 6) + pad("644", 8) + pad(Long.toString(size), 10) + "`\n";
-    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-    if (bytes.length != ArReader.HEADER_SIZE) {
-      throw new IllegalArgumentException("member name too long for an ar header: " + name);
-    }
-    return bytes;
+    byte[] header = HEADER_TEMPLATE.clone();
+    putAscii(header, 0, 16, name);
+    putAscii(header, 48, 10, Long.toString(size));
+    return header;
   }
 
-  private static String pad(String value, int width) {
-    return value + " ".repeat(Math.max(0, width - value.length()));
+  /** Copies {@code text} to the start of a {@code width}-byte field (byte by byte: it is ASCII). */
+  private static void putAscii(byte[] header, int field, int width, String text) {
+    if (text.length() > width) {
+      throw new IllegalArgumentException("'" + text + "' does not fit an ar header field of " + width + " bytes");
+    }
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c > 0x7e) {
+        throw new IllegalArgumentException("ar header field '" + text + "' is not ASCII");
+      }
+      header[field + i] = (byte) c;
+    }
   }
 
   private static void writeAll(FileChannel out, ByteBuffer buffer, long position) throws IOException {

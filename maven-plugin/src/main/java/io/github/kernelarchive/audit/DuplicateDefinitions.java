@@ -6,7 +6,7 @@ import io.github.kernelarchive.elf.ElfSymbol;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -33,7 +33,8 @@ public final class DuplicateDefinitions {
   public static void check(List<Path> objects, List<Path> archives, Map<Path, List<MemberSymbols>> known)
       throws IOException, BuildFailureException {
     // Weak and unique (inline, template, COMDAT) definitions merge; common symbols do not define.
-    Map<String, List<String>> definers = new TreeMap<>();
+    // Hashed, not sorted: tens of thousands of symbols go in, and only duplicates are reported (sorted).
+    Map<String, List<String>> definers = new HashMap<>();
     for (Path object : objects) {
       SymbolDefiners.addObject(definers, object, ElfSymbol::definesStrongly);
     }
@@ -48,7 +49,7 @@ public final class DuplicateDefinitions {
         member.strongDefinitions().forEach(s -> definers.computeIfAbsent(s, k -> new ArrayList<>()).add(where));
       }
     }
-    Map<String, List<String>> duplicates = new LinkedHashMap<>();
+    Map<String, List<String>> duplicates = new TreeMap<>();
     definers.forEach((symbol, where) -> {
       if (where.size() > 1) {
         duplicates.put(symbol, where);

@@ -18,13 +18,13 @@ public final class ResponseFile {
   public static String format(List<String> arguments) {
     StringBuilder text = new StringBuilder();
     for (String argument : arguments) {
+      // Whole strings, escaped only where needed: a loop per character was, with thousands of
+      // paths, hot enough for the JIT to compile it twice (about 100 ms of compiler time).
       text.append('"');
-      for (int i = 0; i < argument.length(); i++) {
-        char c = argument.charAt(i);
-        if (c == '\\' || c == '"') {
-          text.append('\\');
-        }
-        text.append(c);
+      if (argument.indexOf('\\') < 0 && argument.indexOf('"') < 0) {
+        text.append(argument);
+      } else {
+        text.append(argument.replace("\\", "\\\\").replace("\"", "\\\""));
       }
       text.append("\"\n");
     }

@@ -8,8 +8,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The parts of an ELF file the build checks: class, type, machine, and the symbol table. Reads
- * 64-bit objects of either byte order; anything else is rejected with a reason.
+ * The parts of an ELF file the build checks: class, type, machine, and the symbols that link
+ * against other files (global, weak and unique ones, defined or not). Local symbols (section and
+ * file symbols, statics, compiler labels: often most of a kernel object's table) are passed over
+ * without decoding their names, since no check needs them. Reads 64-bit objects of either byte
+ * order; anything else is rejected with a reason.
  */
 public final class ElfObject {
   public static final int ET_REL = 1;
@@ -44,7 +47,7 @@ public final class ElfObject {
     this.dynamicEntries = dynamicEntries;
   }
 
-  /** The dynamic symbol table of a shared library: what it exports and imports. */
+  /** The dynamic symbol table of a shared library: what it exports and imports (locals left out). */
   public List<ElfSymbol> dynamicSymbols() {
     return dynamicSymbols;
   }
@@ -61,6 +64,7 @@ public final class ElfObject {
     return machine;
   }
 
+  /** The symbol table's global, weak and unique symbols, in table order (locals are left out). */
   public List<ElfSymbol> symbols() {
     return symbols;
   }
@@ -159,6 +163,9 @@ public final class ElfObject {
       for (long at = table.offset; at + 24 <= table.offset + table.size; at += symbolSize) {
         int p = (int) at;
         int info = Byte.toUnsignedInt(elf.get(p + 4));
+        if (info >> 4 == ElfSymbol.LOCAL) {
+          continue;
+        }
         target.add(new ElfSymbol(string(elf, strings, Integer.toUnsignedLong(elf.getInt(p))), info >> 4,
             info & 0xf, Short.toUnsignedInt(elf.getShort(p + 6)), elf.get(p + 5) & 0x3));
       }

@@ -55,6 +55,7 @@ public final class ArchiveStage {
   private final ContentHashes hashes;
   private final BuildLog log;
   private final ArchiveValidator validator = new ArchiveValidator(ElfObject.hostMachine());
+  private final PendingRecords records = new PendingRecords();
 
   /** @param cache {@code null} when the cache is disabled */
   public ArchiveStage(Tool ar, ProcessRunner runner, BuildCache cache, int batchSize, int parallelism,
@@ -197,24 +198,41 @@ public final class ArchiveStage {
       throw new BuildFailureException("Archive '" + request.name() + "' failed validation: " + e.problem()
           + " It was not linked or cached.");
     }
-    List<Manifest.Member> manifestMembers = new ArrayList<>();
-    for (InspectedObject member : built.members()) {
-      List<Manifest.Header> headers = new ArrayList<>();
-      for (Dependency dependency : dependencies.getOrDefault(member.object(), List.of())) {
-        headers.add(new Manifest.Header(headerPaths.portable(dependency.path()), dependency.hash()));
-      }
-      manifestMembers.add(new Manifest.Member(member.name(), member.sha256(), headers));
-    }
-    String key = keyOf(request);
-    Manifest manifest = new Manifest(key, request.name(), digest,
-        ar.identity().lines().findFirst().orElse(""), manifestMembers);
-    recordLocal(request.name(), manifest, target);
-    if (cache != null) {
-      cache.store(EntryKind.ARCHIVE, key, target, manifest.toBytes());
-    }
-    return new Outcome(request.name(), target, manifest.archiveDigest(), Status.BUILT, built.members().size(),
+    String archiveDigest = digest;
+    records.submit(() -> record(request, dependencies, built.members(), archiveDigest, target));
+    return new Outcome(request.name(), target, digest, Status.BUILT, built.members().size(),
         built.batches(), built.batchesRun(),
         built.members().stream().map(m -> new MemberSymbols(m.name(), m.strongDefinitions())).toList());
+  }
+
+  /**
+   * Waits until every archive built so far has its manifest, stamp and cache entry (written in the
+   * background, see {@link PendingRecords}); throws the first failure.
+   */
+  public void awaitRecords() throws IOException, InterruptedException {
+    records.awaitAll();
+  }
+
+  /** The manifest and stamp the next build compares with, and the cache entry for other builds. */
+  private void record(ArchiveRequest request, Map<Path, List<Dependency>> dependencies, List<InspectedObject> members,
+      String digest, Path target) throws IOException {
+    try (Trace.Span span = Trace.current().span("record " + request.name(), "archive")) {
+      List<Manifest.Member> manifestMembers = new ArrayList<>();
+      for (InspectedObject member : members) {
+        List<Manifest.Header> headers = new ArrayList<>();
+        for (Dependency dependency : dependencies.getOrDefault(member.object(), List.of())) {
+          headers.add(new Manifest.Header(headerPaths.portable(dependency.path()), dependency.hash()));
+        }
+        manifestMembers.add(new Manifest.Member(member.name(), member.sha256(), headers));
+      }
+      String key = keyOf(request);
+      Manifest manifest = new Manifest(key, request.name(), digest,
+          ar.identity().lines().findFirst().orElse(""), manifestMembers);
+      recordLocal(request.name(), manifest, target);
+      if (cache != null) {
+        cache.store(EntryKind.ARCHIVE, key, target, manifest.toBytes());
+      }
+    }
   }
 
   /**

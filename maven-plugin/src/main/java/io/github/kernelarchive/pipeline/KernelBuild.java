@@ -111,8 +111,19 @@ public final class KernelBuild {
     Scanned scanned = scan(request);
     Plan plan = plan(request, scanned, toolchain);
     CompileStage.Result compiled = compile(plan);
-    Archived archived = archive(plan, compiled);
-    Linked linked = link(request, plan, archived);
+    Archived archived;
+    Linked linked;
+    try {
+      archived = archive(plan, compiled);
+      linked = link(request, plan, archived);
+    } catch (BuildFailureException | ToolchainException | IOException | InterruptedException | RuntimeException e) {
+      awaitArchiveRecordsAfter(plan, e);
+      throw e;
+    }
+    // Written while the link ran; the build ends with them in place.
+    if (plan.archiveStage() != null) {
+      plan.archiveStage().awaitRecords();
+    }
     plan.hashes().save(plan.hashFile());
     if (plan.cache() != null) {
       try (Trace.Span span = Trace.current().span("cache uploads and eviction", "cache")) {
@@ -131,6 +142,21 @@ public final class KernelBuild {
         linked.millis(), plan.cache() == null ? null : plan.cache().stats());
     logSummary(summary);
     return summary;
+  }
+
+  /** A failed build still waits for the archive records in flight, so none is written after it ends. */
+  private static void awaitArchiveRecordsAfter(Plan plan, Exception failure) {
+    if (plan.archiveStage() == null) {
+      return;
+    }
+    try {
+      plan.archiveStage().awaitRecords();
+    } catch (IOException | RuntimeException e) {
+      failure.addSuppressed(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      failure.addSuppressed(e);
+    }
   }
 
   private Scanned scan(KernelBuildRequest request) throws IOException, BuildFailureException {

@@ -5,7 +5,8 @@
 # project is timed in the same run and subtracted. Runs interleave the three; the mean and the
 # median over the runs are reported.
 #   bench/archive/end-to-end.sh [count=5000] [small|payload=payload] [repeats=3] [-Dkernel.x=y ...]
-# (anything after the third argument goes to both mvn calls, e.g. -Dkernel.batchSize=5000)
+# (anything after the third argument goes to both mvn calls, e.g. -Dkernel.batchSize=5000;
+# SKIP_INSTALL=1 times the plugin already in ~/.m2 instead of installing this checkout's, to compare two builds)
 set -euo pipefail
 . "$(dirname "$0")/../lib/plugin-pom.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,7 +18,7 @@ work=$repo/bench/work/e2e-$kind-$count
 mvn=("$repo/mvnw" -B -o)
 command -v mold > /dev/null || { echo "mold is not installed (apt-get install mold)" >&2; exit 1; }
 
-"${mvn[@]}" -q -f "$repo/pom.xml" -pl maven-plugin -am -DskipTests -Dinvoker.skip install
+[ -n "${SKIP_INSTALL:-}" ] || "${mvn[@]}" -q -f "$repo/pom.xml" -pl maven-plugin -am -DskipTests -Dinvoker.skip install
 bash "$(dirname "$0")/generate-objects.sh" "$repo/bench/work/archive/$kind-$count" "$count" "$kind"
 objects=$repo/bench/work/archive/$kind-$count/obj
 mkdir -p "$work"

@@ -61,11 +61,14 @@ public final class KernelBuild {
       throws BuildFailureException, ToolchainException, IOException, InterruptedException {
     checkWritable(request.outputDirectory());
     Trace trace = Trace.start();
+    Toolchain toolchain = new Toolchain(request.toolchain(), environment);
+    Thread lookup = toolchain.identifyAhead(!request.archiveNames().isEmpty());
     try {
-      Toolchain toolchain = new Toolchain(request.toolchain(), environment);
-      toolchain.identifyAhead(!request.archiveNames().isEmpty());
       return runStages(request, toolchain);
     } finally {
+      // Done long before in a build that gets far; one that fails early waits the few
+      // milliseconds left, so no tool runs on after the build.
+      lookup.join();
       Trace.stop();
       try {
         trace.write(request.outputDirectory().resolve("trace.json"));

@@ -78,8 +78,10 @@ public final class Toolchain {
    * {@link #compiler} and {@link #linker()}, which wait for a lookup in progress (they share this
    * object's lock) and report a failure themselves: one is dropped here, since a build may never
    * need the tool it concerns.
+   *
+   * @return the thread doing it, for the build to wait for before it ends
    */
-  public void identifyAhead(boolean archives) {
+  public Thread identifyAhead(boolean archives) {
     Thread thread = new Thread(() -> {
       try (Trace.Span span = Trace.current().span("identify tools", "toolchain")) {
         if (archives) {
@@ -93,6 +95,7 @@ public final class Toolchain {
     }, "kernel-tool-lookup");
     thread.setDaemon(true);
     thread.start();
+    return thread;
   }
 
   /** The linker of the final link, chosen once per build ({@link LinkerSelection}). */

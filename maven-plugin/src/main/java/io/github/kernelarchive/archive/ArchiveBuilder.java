@@ -62,8 +62,11 @@ public final class ArchiveBuilder {
   /** An object to archive under {@code name}. */
   public record Input(String name, Path object) {}
 
-  /** @param members every member as inspected, in archive order */
-  public record Result(Path archive, int batches, int batchesRun, List<InspectedObject> members) {}
+  /**
+   * @param members every member as inspected, in archive order
+   * @param digest the archive's {@link ArchiveDigest}, from the bytes as written
+   */
+  public record Result(Path archive, int batches, int batchesRun, List<InspectedObject> members, String digest) {}
 
   private final Tool ar;
   private final ProcessRunner runner;
@@ -110,6 +113,7 @@ public final class ArchiveBuilder {
     Path temporary = AtomicFiles.temporarySibling(output);
     try {
       List<InspectedObject> members;
+      String digest;
       boolean[] ran = new boolean[batches];
       boolean[] fromCache = new boolean[batches];
       List<String> failures = new ArrayList<>();
@@ -130,7 +134,9 @@ public final class ArchiveBuilder {
             inspections = inspect(name, inputs, output);
           }
           try (Trace.Span span = Trace.current().span("combine " + name, "archive")) {
-            members = write(temporary, inspections, output);
+            ArWriter.Written written = write(temporary, inspections, output);
+            members = members(inspections, written.hashes(), output);
+            digest = written.digest();
           }
         } catch (IOException | ArchiveInvalidException e) {
           pool.awaitAll((done, total, outcome) -> {}); // no ar run outlives the build that started it
@@ -174,7 +180,7 @@ public final class ArchiveBuilder {
         }
       }
       AtomicFiles.publish(temporary, output);
-      return new Result(output, batches, batchesRun, members);
+      return new Result(output, batches, batchesRun, members, digest);
     } finally {
       Files.deleteIfExists(temporary);
     }
@@ -278,10 +284,9 @@ public final class ArchiveBuilder {
 
   /**
    * Writes the archive to {@code temporary} (on all cores), hashing each member from the bytes
-   * written, and checks that no object file changed since it was inspected (its symbols are in
-   * the index already).
+   * written.
    */
-  private List<InspectedObject> write(Path temporary, List<ObjectInspector.Inspection> inspections, Path output)
+  private ArWriter.Written write(Path temporary, List<ObjectInspector.Inspection> inspections, Path output)
       throws IOException, ArchiveInvalidException {
     List<ArWriter.Entry> entries = new ArrayList<>(inspections.size());
     for (ObjectInspector.Inspection inspection : inspections) {
@@ -289,9 +294,8 @@ public final class ArchiveBuilder {
           inspection.bytes() != null ? new ArWriter.InMemory(inspection.bytes())
               : new ArWriter.FileRange(inspection.object(), 0)));
     }
-    List<String> hashes;
     try {
-      hashes = ArWriter.write(temporary, entries, parallelism);
+      return ArWriter.write(temporary, entries, parallelism);
     } catch (ArWriter.SourceChangedException e) {
       throw new ArchiveInvalidException(output, e.getMessage());
     } catch (NoSuchFileException e) {
@@ -301,6 +305,14 @@ public final class ArchiveBuilder {
       throw new IOException("cannot write " + output + " (" + e.getMessage() + "); nothing was published."
           + " Check the free space, quota and permissions of " + output.getParent(), e);
     }
+  }
+
+  /**
+   * Each member as inspected, with its hash from the write; fails when an object file changed since
+   * it was inspected (its symbols are in the index already).
+   */
+  private static List<InspectedObject> members(List<ObjectInspector.Inspection> inspections, List<String> hashes,
+      Path output) throws IOException, ArchiveInvalidException {
     List<InspectedObject> members = new ArrayList<>(inspections.size());
     for (int i = 0; i < inspections.size(); i++) {
       ObjectInspector.Inspection inspection = inspections.get(i);

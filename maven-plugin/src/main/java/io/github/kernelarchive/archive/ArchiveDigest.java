@@ -44,18 +44,44 @@ public final class ArchiveDigest {
       if (channel.size() != contents.fileSize()) {
         throw new ArchiveInvalidException(archive, "changed size while it was read");
       }
-      MessageDigest digest = Hashing.sha256();
-      digest.update(FORMAT);
+      Builder digest = new Builder();
       FileWindow window = new FileWindow(channel, contents.fileSize());
       long position = 0;
       for (int i = 0; i < members.size(); i++) {
         ArMember member = members.get(i);
-        update(digest, channel, window, position, member.dataOffset());
-        digest.update(HexFormat.of().parseHex(memberSha256.get(i)));
+        update(digest.sha, channel, window, position, member.dataOffset());
+        digest.member(memberSha256.get(i));
         position = member.dataOffset() + member.size();
       }
-      update(digest, channel, window, position, contents.fileSize());
-      return HexFormat.of().formatHex(digest.digest());
+      update(digest.sha, channel, window, position, contents.fileSize());
+      return digest.finish();
+    }
+  }
+
+  /**
+   * The digest fed in archive order: the archive's own bytes ({@link #bytes}) and, in place of each
+   * member's data, its hash ({@link #member}). The writer feeds it what it writes, so an archive
+   * it has just written needs no second read of its headers ({@link ArWriter.Written#digest}).
+   */
+  static final class Builder {
+    private final MessageDigest sha = Hashing.sha256();
+
+    Builder() {
+      sha.update(FORMAT);
+    }
+
+    Builder bytes(byte[] bytes) {
+      sha.update(bytes);
+      return this;
+    }
+
+    Builder member(String sha256Hex) {
+      sha.update(HexFormat.of().parseHex(sha256Hex));
+      return this;
+    }
+
+    String finish() {
+      return HexFormat.of().formatHex(sha.digest());
     }
   }
 

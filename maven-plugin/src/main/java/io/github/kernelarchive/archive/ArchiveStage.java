@@ -184,12 +184,12 @@ public final class ArchiveStage {
           .build(request.name(), inputs, workDirectory(request.name()), target);
       checkUnchangedSincePlanning(request.name(), built.members());
       rememberPrebuiltHashes(request, built.members());
-      ArReader.Contents contents;
       try (Trace.Span span = Trace.current().span("validate " + request.name(), "archive")) {
-        contents = validator.validateWritten(target, built.members());
+        validator.validateWritten(target, built.members());
       }
-      // Every member's bytes match its hash, so the digest needs no second pass over the payload.
-      digest = ArchiveDigest.of(target, contents, built.members().stream().map(InspectedObject::sha256).toList());
+      // Taken by the writer from the bytes it wrote (ArchiveDigest reads the same from the file, as
+      // it does for cache entries): validation has just read the headers back.
+      digest = built.digest();
     } catch (NoSuchFileException e) {
       throw new BuildFailureException("Object " + e.getFile() + " of archive '" + request.name()
           + "' does not exist.");

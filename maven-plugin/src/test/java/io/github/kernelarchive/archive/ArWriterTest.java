@@ -44,10 +44,21 @@ class ArWriterTest {
     List<ArWriter.Entry> entries = entries();
     Path serial = dir.resolve("serial.a");
     Path parallel = dir.resolve("parallel.a");
-    List<String> serialHashes = ArWriter.write(serial, entries, 1);
-    List<String> parallelHashes = ArWriter.write(parallel, entries, 3);
+    ArWriter.Written serialWrite = ArWriter.write(serial, entries, 1);
+    ArWriter.Written parallelWrite = ArWriter.write(parallel, entries, 3);
+    List<String> parallelHashes = parallelWrite.hashes();
     assertArrayEquals(Files.readAllBytes(serial), Files.readAllBytes(parallel));
-    assertEquals(serialHashes, parallelHashes);
+    assertEquals(serialWrite, parallelWrite);
+    // The digest the writer takes from what it wrote is the one read from the file (as a cache
+    // entry's is checked), and it covers the headers: renaming one member changes it.
+    assertEquals(ArchiveDigest.of(parallel, parallelHashes), parallelWrite.digest());
+    List<ArWriter.Entry> renamed = new ArrayList<>(entries);
+    ArWriter.Entry first = renamed.get(1);
+    renamed.set(1, new ArWriter.Entry("renamed.o", first.size(), first.symbols(), first.content()));
+    ArWriter.Written renamedWrite = ArWriter.write(dir.resolve("renamed.a"), renamed, 2);
+    assertEquals(parallelHashes, renamedWrite.hashes());
+    assertEquals(ArchiveDigest.of(dir.resolve("renamed.a"), parallelHashes), renamedWrite.digest());
+    assertTrue(!renamedWrite.digest().equals(parallelWrite.digest()), "the digest covers member names");
 
     ArReader.Contents contents = ArReader.read(parallel);
     assertEquals(entries.stream().map(ArWriter.Entry::name).toList(),
@@ -74,7 +85,7 @@ class ArWriterTest {
     byte[] edited = Files.readAllBytes(source);
     edited[edited.length / 2] ^= 1; // same size, other bytes: the hash follows what is written
     Files.write(source, edited);
-    List<String> hashes = ArWriter.write(dir.resolve("changed.a"), entries, 2);
+    List<String> hashes = ArWriter.write(dir.resolve("changed.a"), entries, 2).hashes();
     assertEquals(Hashing.of(edited), hashes.get(4));
 
     Files.write(source, Arrays.copyOf(edited, edited.length / 2)); // now shorter

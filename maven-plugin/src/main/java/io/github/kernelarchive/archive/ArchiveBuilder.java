@@ -175,9 +175,7 @@ public final class ArchiveBuilder {
         }
       }
       try (Trace.Span span = Trace.current().span("check batches of " + name, "archive")) {
-        for (int i = 0; i < batches; i++) {
-          checkBatch(batchFile(workDirectory, i), workDirectory, sliceOf(members, i), sliceOf(relativeNames, i));
-        }
+        checkBatches(workDirectory, batches, members, relativeNames);
       }
       AtomicFiles.publish(temporary, output);
       return new Result(output, batches, batchesRun, members, digest);
@@ -325,6 +323,27 @@ public final class ArchiveBuilder {
           inspection.modified(), hashes.get(i), inspection.symbols(), inspection.strongDefinitions()));
     }
     return members;
+  }
+
+  /** Checks every batch, on all cores (each is a file of its own); the first problem in batch order is reported. */
+  private void checkBatches(Path workDirectory, int batches, List<InspectedObject> members, List<String> relativeNames)
+      throws IOException, ArchiveInvalidException {
+    Exception[] problems = new Exception[batches];
+    IntStream.range(0, batches).parallel().forEach(i -> {
+      try {
+        checkBatch(batchFile(workDirectory, i), workDirectory, sliceOf(members, i), sliceOf(relativeNames, i));
+      } catch (IOException | ArchiveInvalidException e) {
+        problems[i] = e;
+      }
+    });
+    for (Exception problem : problems) {
+      if (problem instanceof IOException e) {
+        throw e;
+      }
+      if (problem instanceof ArchiveInvalidException e) {
+        throw e;
+      }
+    }
   }
 
   /**

@@ -54,6 +54,9 @@ public final class ContentHashes {
 
   /** The hash this build already took of {@code file}, without reading it; empty when it took none. */
   public Optional<String> hashedEarlier(Path file) {
+    if (hashes.isEmpty()) {
+      return Optional.empty(); // a clean build without a cache: asked for thousands of objects, no path to resolve
+    }
     Optional<String> hash = hashes.get(file.toAbsolutePath().normalize());
     return hash == null ? Optional.empty() : hash;
   }

@@ -38,7 +38,7 @@ public final class ArchiveStage {
   public enum Status { UP_TO_DATE, CACHE_HIT, BUILT }
 
   /**
-   * @param sha256 the archive's content hash (from its manifest)
+   * @param sha256 the archive's {@link ArchiveDigest}: from its manifest, or from the writer for one built now
    * @param definitions what each member defines strongly, for an archive built in this run (as
    *     inspected); {@code null} for one reused, whose members nobody read
    */

@@ -35,6 +35,8 @@ import java.util.concurrent.Future;
 public final class ArWriter {
   private static final long FOUR_GIB = 0xFFFF_FFFFL;
   private static final int WRITE_BUFFER = 1 << 20;
+  /** What follows a member of odd size, so the next header starts at an even offset. */
+  private static final byte[] PADDING = {'\n'};
 
   /** Where a member's bytes come from. */
   public sealed interface Content permits FileRange, InMemory {}
@@ -123,11 +125,10 @@ public final class ArWriter {
    */
   private static String digest(byte[] head, List<Entry> entries, List<String> nameFields, String[] hashes) {
     ArchiveDigest.Builder digest = new ArchiveDigest.Builder().bytes(head);
-    byte[] padding = {'\n'};
     for (int i = 0; i < entries.size(); i++) {
       digest.bytes(header(nameFields.get(i), entries.get(i).size)).member(hashes[i]);
       if ((entries.get(i).size & 1) == 1) {
-        digest.bytes(padding);
+        digest.bytes(PADDING);
       }
     }
     return digest.finish();
@@ -188,7 +189,7 @@ public final class ArWriter {
       }
       hashes[i] = HexFormat.of().formatHex(sha.digest());
       if ((entry.size & 1) == 1) {
-        filling.put(new byte[] {'\n'});
+        filling.put(PADDING);
       }
     }
     filling.finish();

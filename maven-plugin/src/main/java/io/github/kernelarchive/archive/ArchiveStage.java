@@ -271,9 +271,9 @@ public final class ArchiveStage {
       ArchiveRequest.Member member = request.members().get(i);
       planned.add(new PlannedMember(member.name(), member.object(), manifest.members().get(i).sha256()));
     }
-    validator.validate(entry.payload(), planned);
+    ArReader.Contents contents = validator.validate(entry.payload(), planned);
     // Members match their hashes; the digest covers the rest (headers, index, padding).
-    if (!ArchiveDigest.of(entry.payload(), planned.stream().map(PlannedMember::sha256).toList())
+    if (!ArchiveDigest.of(entry.payload(), contents, planned.stream().map(PlannedMember::sha256).toList())
         .equals(manifest.archiveDigest())) {
       throw new ArchiveInvalidException(entry.payload(), "digest of the archive differs from its manifest");
     }

@@ -35,8 +35,13 @@ public final class ArchiveValidator {
     this.requirements = new ObjectRequirements(expectedMachine);
   }
 
-  /** Returns normally when the archive is valid; otherwise the exception says what is wrong. */
-  public void validate(Path archive, List<PlannedMember> planned) throws IOException, ArchiveInvalidException {
+  /**
+   * Returns normally when the archive is valid; otherwise the exception says what is wrong.
+   *
+   * @return the table of contents read (for {@link ArchiveDigest}, which then reads no header again)
+   */
+  public ArReader.Contents validate(Path archive, List<PlannedMember> planned)
+      throws IOException, ArchiveInvalidException {
     ArReader.Contents contents = readStructure(archive, planned.stream().map(PlannedMember::name).toList());
     List<ArMember> members = contents.members();
     Map<Long, List<String>> indexed = ArReader.symbolsByMember(contents.index());
@@ -51,16 +56,15 @@ public final class ArchiveValidator {
         }
       }
     }
+    return contents;
   }
 
   /**
    * For an archive just written from {@code members}, whose bytes were checked while they were
    * copied: the structure as read back from disk, each member's name, position and size, and an
    * index that lists every symbol each member defines.
-   *
-   * @return the table of contents read back (for {@link ArchiveDigest})
    */
-  public ArReader.Contents validateWritten(Path archive, List<InspectedObject> written)
+  public void validateWritten(Path archive, List<InspectedObject> written)
       throws IOException, ArchiveInvalidException {
     ArReader.Contents contents = readStructure(archive, written.stream().map(InspectedObject::name).toList());
     Map<Long, List<String>> indexed = ArReader.symbolsByMember(contents.index());
@@ -78,7 +82,6 @@ public final class ArchiveValidator {
             + where);
       }
     }
-    return contents;
   }
 
   /** The archive's table of contents, checked to hold exactly {@code names} in order and an index. */

@@ -59,7 +59,7 @@ public final class SourceScanner {
       boolean included = includes.isEmpty() ? byDefault.test(file.getFileName().toString()) : includes.matches(relative);
       // Default excludes are all "**/name" or "**/name/**": folders were pruned, the file's name is enough.
       if (included && !excludes.matches(relative)
-          && !AntPatterns.DEFAULT_EXCLUDES.matchesName(file.getFileName().toString())) {
+          && !AntPatterns.DEFAULT_EXCLUDES.matches(file.getFileName().toString())) {
         found.add(relative);
       }
     }
@@ -80,7 +80,7 @@ public final class SourceScanner {
           @Override
           public FileVisitResult preVisitDirectory(Path directory, BasicFileAttributes attributes) {
             boolean excluded = !directory.equals(set.directory())
-                && AntPatterns.DEFAULT_EXCLUDES.matchesName(directory.getFileName().toString());
+                && AntPatterns.DEFAULT_EXCLUDES.matches(directory.getFileName().toString());
             return excluded ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
           }
 

@@ -6,7 +6,9 @@
 # median over the runs are reported.
 #   bench/archive/end-to-end.sh [count=5000] [small|payload=payload] [repeats=3] [-Dkernel.x=y ...]
 # (anything after the third argument goes to both mvn calls, e.g. -Dkernel.batchSize=5000;
-# SKIP_INSTALL=1 times the plugin already in ~/.m2 instead of installing this checkout's, to compare two builds)
+# SKIP_INSTALL=1 times the plugin already in ~/.m2 instead of installing this checkout's, and
+# PLUGIN_VERSION=x times that installed version instead of 0.1.0-SNAPSHOT: to compare two builds of
+# the plugin in one sitting, install one under another version and run the script once for each)
 set -euo pipefail
 . "$(dirname "$0")/../lib/plugin-pom.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,7 +24,7 @@ command -v mold > /dev/null || { echo "mold is not installed (apt-get install mo
 bash "$(dirname "$0")/generate-objects.sh" "$repo/bench/work/archive/$kind-$count" "$count" "$kind"
 objects=$repo/bench/work/archive/$kind-$count/obj
 mkdir -p "$work"
-plugin_pom "$work/pom.xml" e2e 0.1.0-SNAPSHOT "          <library>e2e</library>
+plugin_pom "$work/pom.xml" e2e "${PLUGIN_VERSION:-0.1.0-SNAPSHOT}" "          <library>e2e</library>
           <archives><archive><name>kernels</name><objects><directory>$objects</directory></objects></archive></archives>
           <cacheEnabled>false</cacheEnabled>"
 

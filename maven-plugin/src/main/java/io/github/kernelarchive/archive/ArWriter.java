@@ -11,6 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -19,24 +20,48 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Writes a GNU-format archive: the symbol index first (its offsets are computed from the sizes up
- * front), then the long-name table, then every member. Since every member's position is known
- * before anything is written, members are read by several threads at once, each filling buffers
- * for its own contiguous part of the file (small members gathered into large writes), which one
- * more thread writes ({@link ChunkWriter}). A
- * member comes from a file or from bytes the caller already holds; either way its SHA-256 is taken
- * from exactly the bytes written, so the copy is also the read that hashes it (callers need no
- * separate pass over the payload, and a hash can never describe other bytes than the archive's).
- * Deterministic: zero timestamps, uid and gid, mode 644, so the same members give the same bytes.
- * Members whose names repeat are all kept. Written here because Commons Compress's ar writer
- * writes neither a symbol index (GNU {@code /} or {@code /SYM64/}) nor GNU long names (only BSD
- * ones), and copies members one at a time.
+ * Writes a GNU-format archive: the symbol index, the long-name table, then every member. Members
+ * are read by several threads at once, each filling buffers for its own contiguous part of the file
+ * (small members gathered into large writes), which one more thread writes ({@link ChunkWriter}).
+ * A member comes from a file or from bytes the caller already holds; either way its SHA-256 is taken
+ * from exactly the bytes written, so the copy is also the read that hashes it.
+ *
+ * <p>The index comes first in the file but is only known once every member has been looked at. When
+ * the caller knows each member's symbols, the layout is exact. When an {@link Inspector} finds them
+ * from the bytes as they are copied (so each object is read once per build, not once to inspect and
+ * once more to copy), the members are written after room kept for the index, sized from the first
+ * {@link #SAMPLE} members with half as much again to spare, and the index is written last. What it
+ * leaves of that room goes to the long-name table ({@code //}), padded with the newlines GNU ar pads
+ * it with; readers find long names by offset, so the padding is never read as a name. If the room
+ * is too small after all, the archive is written again with the layout now known exactly. Where
+ * the index is a large part of the archive (many symbols in small objects), the spare room would
+ * be too: every member is then inspected first and the layout is exact (two reads, as before).
+ *
+ * <p>Deterministic: zero timestamps, uid and gid, mode 644, and room that depends only on the
+ * members, so the same members give the same bytes. Members whose names repeat are all kept.
+ * Written here because Commons Compress's ar writer writes neither a symbol index (GNU {@code /}
+ * or {@code /SYM64/}) nor GNU long names (only BSD ones), and copies members one at a time.
  */
 public final class ArWriter {
   private static final long FOUR_GIB = 0xFFFF_FFFFL;
   private static final int WRITE_BUFFER = 1 << 20;
   /** What follows a member of odd size, so the next header starts at an even offset. */
   private static final byte[] PADDING = {'\n'};
+  /** How many leading members are inspected before the write, to size the room for the index. */
+  static final int SAMPLE = 32;
+  /**
+   * Room is kept for an index expected to take at most this share of the members' bytes; the spare
+   * room (about half the index) then grows the archive by at most about 1.6 %.
+   */
+  private static final int ROOM_SHARE = 32;
+  /**
+   * Members up to this size are read whole into a buffer the reading thread reuses; larger ones
+   * are mapped. Reading from the page cache copies at 18-20 GB/s here, about 50 us per MiB; a
+   * mapping costs a few tens of microseconds whatever the size, and its unmapping later (5,000
+   * unmappings of 64 KiB objects took the JVM's reference-handler thread 115 ms), so about 1 MiB is
+   * where the two meet.
+   */
+  static final int REUSE_LIMIT = 1 << 20;
 
   /** Where a member's bytes come from. */
   public sealed interface Content permits FileRange, InMemory {}
@@ -50,7 +75,10 @@ public final class ArWriter {
   /** Bytes the caller has already read. */
   public record InMemory(byte[] bytes) implements Content {}
 
-  /** A member to write: {@code size} bytes from {@code content}, defining {@code symbols}. */
+  /**
+   * A member to write: {@code size} bytes from {@code content}, defining {@code symbols} (not read
+   * when an {@link Inspector} finds them).
+   */
   public record Entry(String name, long size, List<String> symbols, Content content) {
     public Entry {
       symbols = List.copyOf(symbols);
@@ -62,6 +90,37 @@ public final class ArWriter {
     /** {@code size} bytes at {@code offset} of {@code source}. */
     public Entry(String name, Path source, long offset, long size, List<String> symbols) {
       this(name, size, symbols, new FileRange(source, offset));
+    }
+
+    /** {@code size} bytes of {@code source}, whose symbols an {@link Inspector} finds. */
+    public Entry(String name, Path source, long size) {
+      this(name, size, List.of(), new FileRange(source, 0));
+    }
+  }
+
+  /**
+   * Looks at each member's bytes as they are read for the copy: may refuse the member, and gives
+   * the symbols the index lists for it. Called from several threads at once, for each member at
+   * least once (the first {@link #SAMPLE} twice: once to size the index's room, once as copied).
+   */
+  @FunctionalInterface
+  public interface Inspector {
+    /** @param bytes the member's whole content, position to limit (read only) */
+    List<String> symbols(int member, ByteBuffer bytes) throws RejectedMember;
+  }
+
+  /** A member an {@link Inspector} refused; nothing was published. */
+  public static final class RejectedMember extends Exception {
+    private final int member;
+
+    public RejectedMember(int member, String message) {
+      super(message);
+      this.member = member;
+    }
+
+    /** Its position in the archive, from 0. */
+    public int member() {
+      return member;
     }
   }
 
@@ -75,47 +134,170 @@ public final class ArWriter {
   private ArWriter() {}
 
   /**
-   * What was written: each member's SHA-256 (hex) over the bytes written, in order, and the
-   * archive's {@link ArchiveDigest}, taken from the same bytes.
+   * What was written: each member's SHA-256 (hex) over the bytes written and the symbols the index
+   * lists for it, in order, and the archive's {@link ArchiveDigest}, taken from the same bytes.
    */
-  public record Written(List<String> hashes, String digest) {}
+  public record Written(List<String> hashes, List<List<String>> symbols, String digest) {}
 
   public static Written write(Path target, List<Entry> entries) throws IOException {
     return write(target, entries, 1);
   }
 
   /**
-   * Writes {@code target} with members read and hashed by up to {@code threads} threads, and
-   * written by one more.
-   *
+   * Writes {@code target} with the symbols each entry names, members read and hashed by up to
+   * {@code threads} threads and written by one more.
    */
   public static Written write(Path target, List<Entry> entries, int threads) throws IOException {
-    byte[] longNames = longNameTable(entries);
-    Layout layout = layout(entries, longNames.length, 4);
-    if (layout.end > FOUR_GIB) {
-      layout = layout(entries, longNames.length, 8); // GNU's /SYM64/ for archives past 4 GiB
+    try {
+      return write(target, entries, threads, null);
+    } catch (RejectedMember e) {
+      throw new IllegalStateException("no inspector, so nothing is refused", e);
     }
+  }
+
+  /**
+   * Writes {@code target} with each member's symbols from {@code inspector} ({@code null}: from
+   * its entry), reading each member once for the inspection, the hash and the copy.
+   *
+   * @throws RejectedMember for the first member in archive order that the inspector refused
+   */
+  public static Written write(Path target, List<Entry> entries, int threads, Inspector inspector)
+      throws IOException, RejectedMember {
+    byte[] longNames = longNameTable(entries);
     List<String> nameFields = nameFields(entries);
+    List<List<String>> symbols = new ArrayList<>(Collections.nCopies(entries.size(), List.of()));
+    Layout planned;
+    if (inspector == null) {
+      for (int i = 0; i < entries.size(); i++) {
+        symbols.set(i, entries.get(i).symbols);
+      }
+      planned = Layout.exact(entries, symbols, longNames.length);
+    } else {
+      planned = roomForIndex(entries, threads, inspector, longNames.length);
+    }
+    String[] hashes = new String[entries.size()];
+    byte[] head;
     try (FileChannel out = FileChannel.open(target, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
         StandardOpenOption.TRUNCATE_EXISTING)) {
-      ByteBuffer head = ByteBuffer.allocate((int) layout.membersStart);
-      head.put(ArReader.MAGIC);
-      putMember(head, layout.width == 8 ? "/SYM64/" : "/", symbolTable(entries, layout));
-      if (longNames.length > 0) {
-        putMember(head, "//", longNames);
-      }
-      writeAll(out, head.flip(), 0);
-      String[] hashes = new String[entries.size()];
       int parts = Math.max(1, Math.min(threads, entries.size()));
       try (ChunkWriter writer = new ChunkWriter(out, 2 * parts, WRITE_BUFFER)) {
-        if (parts == 1) {
-          writeMembers(writer, entries, nameFields, layout, 0, entries.size(), hashes);
-        } else {
-          writeInParallel(writer, entries, nameFields, layout, parts, hashes);
-        }
+        inParallel(parts, entries.size(),
+            (from, to) -> writeMembers(writer, entries, nameFields, planned, from, to, hashes, inspector, symbols));
       }
-      return new Written(Arrays.asList(hashes), digest(head.array(), entries, nameFields, hashes));
+      head = head(planned, symbols, longNames);
+      if (head != null) {
+        writeAll(out, ByteBuffer.wrap(head), 0);
+      }
     }
+    if (head == null) {
+      return writeAgainExactly(target, entries, threads, symbols, Arrays.asList(hashes));
+    }
+    return new Written(Arrays.asList(hashes), symbols, digest(head, entries, nameFields, hashes));
+  }
+
+  /**
+   * The room kept for the index was too small (the first members defined fewer symbols than the
+   * rest): writes the archive again with the symbols now known, which must come with the same bytes.
+   */
+  private static Written writeAgainExactly(Path target, List<Entry> entries, int threads,
+      List<List<String>> symbols, List<String> hashes) throws IOException {
+    List<Entry> known = new ArrayList<>(entries.size());
+    for (int i = 0; i < entries.size(); i++) {
+      Entry entry = entries.get(i);
+      known.add(new Entry(entry.name, entry.size, symbols.get(i), entry.content));
+    }
+    Written again = write(target, known, threads);
+    for (int i = 0; i < hashes.size(); i++) {
+      if (!again.hashes().get(i).equals(hashes.get(i))) {
+        throw new SourceChangedException(describe(entries.get(i)) + " changed while the archive was written");
+      }
+    }
+    return again;
+  }
+
+  /**
+   * The layout with room for the index sized from the first {@link #SAMPLE} members, by count and
+   * by size (whichever gives more), and half as much again; exact when those are all the members,
+   * or when the index would be a large share of the archive (every member inspected first).
+   */
+  private static Layout roomForIndex(List<Entry> entries, int threads, Inspector inspector, int longNamesSize)
+      throws IOException, RejectedMember {
+    int sampled = Math.min(SAMPLE, entries.size());
+    List<List<String>> sample = new ArrayList<>(sampled);
+    MemberReader reader = new MemberReader();
+    for (int i = 0; i < sampled; i++) {
+      sample.add(inspector.symbols(i, reader.read(entries.get(i)).asReadOnlyBuffer()));
+    }
+    if (sampled == entries.size()) {
+      return Layout.exact(entries, sample, longNamesSize);
+    }
+    long sampledBytes = 0;
+    long allBytes = 0;
+    for (int i = 0; i < entries.size(); i++) {
+      allBytes += entries.get(i).size;
+      sampledBytes += i < sampled ? entries.get(i).size : 0;
+    }
+    for (int width : new int[] {4, 8}) {
+      long sampledIndex = symbolTableSize(sample, width) - width;
+      double byCount = (double) sampledIndex * entries.size() / sampled;
+      double bySize = sampledBytes == 0 ? byCount : (double) sampledIndex * allBytes / sampledBytes;
+      double expected = Math.max(byCount, bySize);
+      if (expected * ROOM_SHARE > allBytes) {
+        break;
+      }
+      Layout layout = Layout.withRoom(entries, width, width + (long) Math.ceil(1.5 * expected) + 4096, longNamesSize);
+      if (layout.end <= FOUR_GIB) {
+        return layout;
+      }
+      // Past 4 GiB, offsets need GNU's /SYM64/ and its 8-byte fields.
+    }
+    return Layout.exact(entries, inspectAll(entries, threads, inspector), longNamesSize);
+  }
+
+  /** Every member's symbols, read on up to {@code threads} threads; nothing is written. */
+  private static List<List<String>> inspectAll(List<Entry> entries, int threads, Inspector inspector)
+      throws IOException, RejectedMember {
+    List<List<String>> symbols = new ArrayList<>(Collections.nCopies(entries.size(), List.of()));
+    inParallel(threads, entries.size(), (from, to) -> {
+      MemberReader reader = new MemberReader();
+      for (int i = from; i < to; i++) {
+        symbols.set(i, List.copyOf(inspector.symbols(i, reader.read(entries.get(i)).asReadOnlyBuffer())));
+      }
+    });
+    return symbols;
+  }
+
+  /**
+   * The bytes before the first member: magic, index and long-name table (with the rest of the room
+   * as its padding); {@code null} when they do not fit before the members as placed.
+   */
+  private static byte[] head(Layout layout, List<List<String>> symbols, byte[] longNames) {
+    int width = layout.width;
+    long indexSize = symbolTableSize(symbols, width);
+    if (layout.room < 0 && indexSize != layout.indexSize) {
+      return null; // laid out for the sampled symbols, and a member read again defined others
+    }
+    long afterIndex = ArReader.MAGIC.length + paddedMember(indexSize);
+    long gap = layout.membersStart - afterIndex;
+    boolean fits = layout.room < 0 || (gap == 0 && longNames.length == 0) || gap - ArReader.HEADER_SIZE >= longNames.length;
+    if (!fits) {
+      return null;
+    }
+    ByteBuffer head = ByteBuffer.allocate((int) layout.membersStart);
+    head.put(ArReader.MAGIC);
+    putMember(head, width == 8 ? "/SYM64/" : "/", symbolTable(symbols, layout, indexSize));
+    if (layout.room < 0 && longNames.length > 0) {
+      putMember(head, "//", longNames);
+    } else if (head.hasRemaining()) {
+      byte[] table = Arrays.copyOf(longNames, (int) (head.remaining() - ArReader.HEADER_SIZE));
+      Arrays.fill(table, longNames.length, table.length, (byte) '\n');
+      putMember(head, "//", table);
+    }
+    if (head.hasRemaining()) {
+      throw new IllegalStateException("archive head of " + head.position() + " bytes where " + head.capacity()
+          + " were laid out");
+    }
+    return head.array();
   }
 
   /**
@@ -134,65 +316,125 @@ public final class ArWriter {
     return digest.finish();
   }
 
-  private static void writeInParallel(ChunkWriter writer, List<Entry> entries, List<String> nameFields,
-      Layout layout, int parts, String[] hashes) throws IOException {
+  /** Work on members [from, to). */
+  private interface Range {
+    void run(int from, int to) throws IOException, RejectedMember;
+  }
+
+  /**
+   * Cuts members [0, count) into up to {@code threads} contiguous ranges and runs each on a thread
+   * of its own; throws the failure of the first range in archive order that failed.
+   */
+  private static void inParallel(int threads, int count, Range range) throws IOException, RejectedMember {
+    int parts = Math.max(1, Math.min(threads, count));
+    if (parts == 1) {
+      range.run(0, count);
+      return;
+    }
     ExecutorService pool = Executors.newFixedThreadPool(parts, runnable -> {
       Thread thread = new Thread(runnable, "kernel-ar-reader");
       thread.setDaemon(true);
       return thread;
     });
     try {
-      List<Future<Void>> written = new ArrayList<>();
+      List<Future<Void>> ranges = new ArrayList<>();
       for (int p = 0; p < parts; p++) {
-        int from = (int) ((long) entries.size() * p / parts);
-        int to = (int) ((long) entries.size() * (p + 1) / parts);
-        written.add(pool.submit(() -> {
-          writeMembers(writer, entries, nameFields, layout, from, to, hashes);
+        int from = (int) ((long) count * p / parts);
+        int to = (int) ((long) count * (p + 1) / parts);
+        ranges.add(pool.submit(() -> {
+          range.run(from, to);
           return null;
         }));
       }
-      for (Future<Void> part : written) {
-        part.get();
+      for (Future<Void> part : ranges) {
+        try {
+          part.get();
+        } catch (ExecutionException e) {
+          if (e.getCause() instanceof RejectedMember rejected) {
+            throw rejected;
+          }
+          if (e.getCause() instanceof IOException io) {
+            throw io;
+          }
+          throw new IllegalStateException("archive writer failed", e.getCause());
+        }
       }
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof IOException io) {
-        throw io;
-      }
-      throw new IllegalStateException("archive writer failed", e.getCause());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while writing " + entries.size() + " members");
+      throw new InterruptedIOException("interrupted while reading " + count + " members");
     } finally {
       pool.shutdownNow();
     }
   }
 
   /**
-   * Reads members [from, to) into buffers, gathering small ones into large positional writes
-   * (done by {@code writer}), and puts each one's hash into {@code hashes}.
+   * Reads members [from, to), each once: the inspector looks at the bytes, they are hashed and put
+   * into buffers (small members gathered into large positional writes, done by {@code writer}).
    */
   private static void writeMembers(ChunkWriter writer, List<Entry> entries, List<String> nameFields, Layout layout,
-      int from, int to, String[] hashes) throws IOException {
+      int from, int to, String[] hashes, Inspector inspector, List<List<String>> symbols)
+      throws IOException, RejectedMember {
     if (from >= to) {
       return;
     }
+    MemberReader reader = new MemberReader();
     Filling filling = new Filling(writer, layout.memberOffsets[from]);
     for (int i = from; i < to; i++) {
       Entry entry = entries.get(i);
+      ByteBuffer bytes = reader.read(entry);
+      if (inspector != null) {
+        symbols.set(i, List.copyOf(inspector.symbols(i, bytes.asReadOnlyBuffer())));
+      }
       filling.put(header(nameFields.get(i), entry.size));
       MessageDigest sha = Hashing.sha256();
-      if (entry.content instanceof InMemory memory) {
-        sha.update(memory.bytes());
-        filling.put(memory.bytes());
-      } else {
-        copy(filling, entry, (FileRange) entry.content, sha);
-      }
+      sha.update(bytes.duplicate());
+      filling.put(bytes);
       hashes[i] = HexFormat.of().formatHex(sha.digest());
       if ((entry.size & 1) == 1) {
         filling.put(PADDING);
       }
     }
     filling.finish();
+  }
+
+  /**
+   * Gives a member's whole content as one buffer: bytes the caller holds as they are, a file's read
+   * into a buffer this reader reuses, or mapped when larger than {@link #REUSE_LIMIT}. One per thread.
+   */
+  static final class MemberReader {
+    private ByteBuffer buffer = ByteBuffer.allocateDirect(0);
+
+    /** The member's bytes, position 0 to its size; valid until the next call. */
+    ByteBuffer read(Entry entry) throws IOException {
+      if (entry.content instanceof InMemory memory) {
+        return ByteBuffer.wrap(memory.bytes());
+      }
+      FileRange range = (FileRange) entry.content;
+      try (FileChannel source = FileChannel.open(range.file(), StandardOpenOption.READ)) {
+        if (entry.size > REUSE_LIMIT) {
+          if (source.size() < range.offset() + entry.size) {
+            throw new SourceChangedException(describe(entry) + " ended before member '" + entry.name
+                + "' was copied from it");
+          }
+          return source.map(FileChannel.MapMode.READ_ONLY, range.offset(), entry.size);
+        }
+        if (buffer.capacity() < entry.size) {
+          buffer = ByteBuffer.allocateDirect((int) Math.max(entry.size, Math.min(2L * buffer.capacity(), REUSE_LIMIT)));
+        }
+        ByteBuffer into = buffer.clear().limit((int) entry.size);
+        while (into.hasRemaining()) {
+          if (source.read(into, range.offset() + into.position()) < 0) {
+            throw new SourceChangedException(describe(entry) + " ended before member '" + entry.name
+                + "' was copied from it");
+          }
+        }
+        return into.flip();
+      }
+    }
+  }
+
+  private static String describe(Entry entry) {
+    return entry.content instanceof FileRange range ? range.file().toString() : "member '" + entry.name + "'";
   }
 
   /** The buffer a thread is filling, and where in the file its contents go. */
@@ -217,35 +459,21 @@ public final class ArWriter {
     }
 
     void put(byte[] bytes) throws IOException {
-      for (int done = 0; done < bytes.length; ) {
+      put(ByteBuffer.wrap(bytes));
+    }
+
+    /** Copies {@code bytes} (position to limit), across as many buffers as it takes. */
+    void put(ByteBuffer bytes) throws IOException {
+      while (bytes.hasRemaining()) {
         ByteBuffer into = room();
-        int n = Math.min(into.remaining(), bytes.length - done);
-        into.put(bytes, done, n);
-        done += n;
+        int n = Math.min(into.remaining(), bytes.remaining());
+        into.put(into.position(), bytes, bytes.position(), n).position(into.position() + n);
+        bytes.position(bytes.position() + n);
       }
     }
 
     void finish() throws IOException {
       writer.submit(buffer, position);
-    }
-  }
-
-  /** Appends the member's bytes from its file, hashing them on the way. */
-  private static void copy(Filling filling, Entry entry, FileRange range, MessageDigest sha) throws IOException {
-    try (FileChannel source = FileChannel.open(range.file(), StandardOpenOption.READ)) {
-      for (long copied = 0; copied < entry.size; ) {
-        ByteBuffer into = filling.room();
-        int start = into.position();
-        into.limit(start + (int) Math.min(into.remaining(), entry.size - copied));
-        int n = source.read(into, range.offset() + copied);
-        into.limit(into.capacity());
-        if (n < 0) {
-          throw new SourceChangedException(range.file() + " ended before member '" + entry.name
-              + "' was copied from it");
-        }
-        sha.update(into.slice(start, n));
-        copied += n;
-      }
     }
   }
 
@@ -264,46 +492,67 @@ public final class ArWriter {
     return fields;
   }
 
-  private record Layout(int width, long membersStart, long[] memberOffsets, long end) {}
+  /**
+   * Where the members go. {@code room} is -1 when the head is laid out exactly for
+   * {@code indexSize}; otherwise the bytes kept after the magic for the index and long-name table.
+   */
+  private record Layout(int width, long indexSize, long room, long membersStart, long[] memberOffsets, long end) {
+    /** The head exactly as long as the index of {@code symbols} and the long names need. */
+    static Layout exact(List<Entry> entries, List<List<String>> symbols, int longNamesSize) {
+      Layout layout = exact(entries, symbols, longNamesSize, 4);
+      return layout.end <= FOUR_GIB ? layout : exact(entries, symbols, longNamesSize, 8);
+    }
 
-  private static Layout layout(List<Entry> entries, int longNamesSize, int width) {
-    long position = ArReader.MAGIC.length + paddedMember(symbolTableSize(entries, width));
-    if (longNamesSize > 0) {
-      position += paddedMember(longNamesSize);
+    private static Layout exact(List<Entry> entries, List<List<String>> symbols, int longNamesSize, int width) {
+      long indexSize = symbolTableSize(symbols, width);
+      long position = ArReader.MAGIC.length + paddedMember(indexSize);
+      if (longNamesSize > 0) {
+        position += paddedMember(longNamesSize);
+      }
+      return place(entries, width, indexSize, -1, position);
     }
-    long membersStart = position;
-    long[] offsets = new long[entries.size()];
-    for (int i = 0; i < entries.size(); i++) {
-      offsets[i] = position;
-      position += paddedMember(entries.get(i).size);
+
+    /** {@code indexRoom} bytes for the index (its header included), then the long-name table. */
+    static Layout withRoom(List<Entry> entries, int width, long indexRoom, int longNamesSize) {
+      long room = paddedMember(indexRoom) + paddedMember(longNamesSize);
+      return place(entries, width, -1, room, ArReader.MAGIC.length + room);
     }
-    return new Layout(width, membersStart, offsets, position);
+
+    private static Layout place(List<Entry> entries, int width, long indexSize, long room, long membersStart) {
+      long position = membersStart;
+      long[] offsets = new long[entries.size()];
+      for (int i = 0; i < entries.size(); i++) {
+        offsets[i] = position;
+        position += paddedMember(entries.get(i).size);
+      }
+      return new Layout(width, indexSize, room, membersStart, offsets, position);
+    }
   }
 
   private static long paddedMember(long size) {
     return ArReader.HEADER_SIZE + size + (size & 1);
   }
 
-  private static long symbolTableSize(List<Entry> entries, int width) {
+  private static long symbolTableSize(List<List<String>> symbols, int width) {
     long size = width;
-    for (Entry entry : entries) {
-      for (String symbol : entry.symbols) {
+    for (List<String> member : symbols) {
+      for (String symbol : member) {
         size += width + symbol.getBytes(StandardCharsets.UTF_8).length + 1;
       }
     }
     return size;
   }
 
-  private static byte[] symbolTable(List<Entry> entries, Layout layout) {
-    int count = entries.stream().mapToInt(e -> e.symbols.size()).sum();
-    ByteBuffer table = ByteBuffer.allocate((int) symbolTableSize(entries, layout.width));
+  private static byte[] symbolTable(List<List<String>> symbols, Layout layout, long size) {
+    int count = symbols.stream().mapToInt(List::size).sum();
+    ByteBuffer table = ByteBuffer.allocate((int) size);
     if (layout.width == 8) {
       table.putLong(count);
     } else {
       table.putInt(count);
     }
-    for (int i = 0; i < entries.size(); i++) {
-      for (int s = 0; s < entries.get(i).symbols.size(); s++) {
+    for (int i = 0; i < symbols.size(); i++) {
+      for (int s = 0; s < symbols.get(i).size(); s++) {
         if (layout.width == 8) {
           table.putLong(layout.memberOffsets[i]);
         } else {
@@ -311,8 +560,8 @@ public final class ArWriter {
         }
       }
     }
-    for (Entry entry : entries) {
-      for (String symbol : entry.symbols) {
+    for (List<String> member : symbols) {
+      for (String symbol : member) {
         table.put(symbol.getBytes(StandardCharsets.UTF_8)).put((byte) 0);
       }
     }

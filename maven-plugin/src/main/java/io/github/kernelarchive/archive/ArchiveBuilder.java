@@ -24,26 +24,27 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 /**
- * Builds {@code lib<name>.a} without quadratic rewrites and with the payload hashed and written once:
- * the members are cut into batches of {@code batchSize}, each batch is one {@code ar --thin qcSD}
+ * Builds {@code lib<name>.a} without quadratic rewrites and with every object read once: the
+ * members are cut into batches of {@code batchSize}, each batch is one {@code ar --thin qcSD}
  * call reading its members from a response file (batches run in parallel and are reused while
- * their members are unchanged). Each object is inspected first ({@link ObjectInspector}: ELF
- * checks and symbols); then the final archive is written with the
- * symbol index once and every member copied and hashed in the same pass ({@link ArWriter}). Batches
- * with nothing recorded from an earlier build start at once and overlap that work. A thin batch
- * records its members by path without copying them; before the archive is published, every batch
- * must list exactly its planned objects at their inspected sizes. The batch size only changes
- * progress granularity: the result is byte-identical for any size.
+ * their members are unchanged). The final archive is written in one pass ({@link ArWriter}) that
+ * reads each object once to check it ({@link ObjectRequirements}: a wrong-CPU or non-object file is
+ * refused, naming it), find its symbols for the index and its strong definitions for the duplicate
+ * check, hash it and copy it. Batches with nothing recorded from an earlier build start at once and
+ * overlap that pass. A thin batch records its members by path without copying them; before the
+ * archive is published, every batch must list exactly its planned objects at their sizes. The
+ * batch size only changes progress granularity: the result is byte-identical for any size.
  */
 public final class ArchiveBuilder {
   /** {@code q} append without replacing (repeated basenames stay), {@code c} quiet create,
@@ -52,12 +53,6 @@ public final class ArchiveBuilder {
   /** Batches record members by path (GNU ar 2.38+, llvm-ar); the combine copies the bytes once. */
   static final String THIN = "--thin";
   private static final String BATCH_KEY_FORMAT = "kernel-archive batch key 3";
-  /**
-   * Objects' bytes kept in memory between inspection and the write, at most: all of an archive of
-   * small objects, so its members are copied from memory rather than by reopening thousands of
-   * files; beyond it, members are copied from their files.
-   */
-  static final long KEEP_BYTES = 64L << 20;
 
   /** An object to archive under {@code name}. */
   public record Input(String name, Path object) {}
@@ -74,7 +69,7 @@ public final class ArchiveBuilder {
   private final int parallelism;
   private final BuildCache cache;
   private final BuildLog log;
-  private final ObjectInspector inspector = new ObjectInspector(ElfObject.hostMachine());
+  private final ObjectRequirements requirements = new ObjectRequirements(ElfObject.hostMachine());
   private final Map<Path, Path> realFolders = new ConcurrentHashMap<>();
 
   /**
@@ -128,15 +123,10 @@ public final class ArchiveBuilder {
           }
         }
         try {
-          List<ObjectInspector.Inspection> inspections;
-          try (Trace.Span span = Trace.current().span("inspect " + name + " (" + inputs.size() + " objects)",
-              "archive")) {
-            inspections = inspect(name, inputs, output);
-          }
           try (Trace.Span span = Trace.current().span("combine " + name, "archive")) {
-            ArWriter.Written written = write(temporary, inspections, output);
-            members = members(inspections, written.hashes(), output);
-            digest = written.digest();
+            Combined combined = write(name, inputs, stat(inputs), temporary, output);
+            members = combined.members();
+            digest = combined.digest();
           }
         } catch (IOException | ArchiveInvalidException e) {
           pool.awaitAll((done, total, outcome) -> {}); // no ar run outlives the build that started it
@@ -190,38 +180,26 @@ public final class ArchiveBuilder {
   }
 
   /**
-   * Inspects every object, on all cores; the first problem in archive order is reported. The
-   * objects are cut into a few runs per core, each inspected in order with one reused buffer.
+   * Each object's size and modification time, on all cores, taken before its bytes are read: a
+   * write that lands while they are read changes them afterwards. The sizes place the members.
    */
-  private List<ObjectInspector.Inspection> inspect(String name, List<Input> inputs, Path output)
-      throws IOException, ArchiveInvalidException {
-    AtomicLong keepBudget = new AtomicLong(KEEP_BYTES);
+  private static List<BasicFileAttributes> stat(List<Input> inputs) throws IOException {
     Object[] results = new Object[inputs.size()];
-    int runs = Math.max(1, Math.min(inputs.size(), 4 * parallelism));
-    IntStream.range(0, runs).parallel().forEach(run -> {
-      ObjectInspector.Scratch scratch = new ObjectInspector.Scratch();
-      int to = (int) ((long) inputs.size() * (run + 1) / runs);
-      for (int i = (int) ((long) inputs.size() * run / runs); i < to; i++) {
-        Input input = inputs.get(i);
-        try {
-          results[i] = inspector.inspect(input.name(), input.object(), "object " + input.object() + " (member "
-              + (i + 1) + " of archive '" + name + "')", keepBudget, scratch);
-        } catch (IOException | ObjectRequirements.MemberProblem e) {
-          results[i] = e;
-        }
+    IntStream.range(0, inputs.size()).parallel().forEach(i -> {
+      try {
+        results[i] = Files.readAttributes(inputs.get(i).object(), BasicFileAttributes.class);
+      } catch (IOException e) {
+        results[i] = e;
       }
     });
-    List<ObjectInspector.Inspection> inspections = new ArrayList<>(inputs.size());
+    List<BasicFileAttributes> stats = new ArrayList<>(inputs.size());
     for (Object result : results) {
       if (result instanceof IOException e) {
-        throw e;
+        throw e; // a missing object: the archive stage names it
       }
-      if (result instanceof ObjectRequirements.MemberProblem e) {
-        throw new ArchiveInvalidException(output, e.getMessage());
-      }
-      inspections.add((ObjectInspector.Inspection) result);
+      stats.add((BasicFileAttributes) result);
     }
-    return inspections;
+    return stats;
   }
 
   private record BatchOutcome(int number, int members, String error) {}
@@ -280,20 +258,37 @@ public final class ArchiveBuilder {
     }
   }
 
+  /** The members as archived, and the archive's digest from the bytes written. */
+  private record Combined(List<InspectedObject> members, String digest) {}
+
   /**
-   * Writes the archive to {@code temporary} (on all cores), hashing each member from the bytes
-   * written.
+   * Writes the archive to {@code temporary} (on all cores), each object read once: checked, its
+   * symbols and strong definitions taken, hashed and copied. Fails when an object is not one this
+   * archive can hold, or changed while it was archived.
    */
-  private ArWriter.Written write(Path temporary, List<ObjectInspector.Inspection> inspections, Path output)
-      throws IOException, ArchiveInvalidException {
-    List<ArWriter.Entry> entries = new ArrayList<>(inspections.size());
-    for (ObjectInspector.Inspection inspection : inspections) {
-      entries.add(new ArWriter.Entry(inspection.name(), inspection.size(), inspection.symbols(),
-          inspection.bytes() != null ? new ArWriter.InMemory(inspection.bytes())
-              : new ArWriter.FileRange(inspection.object(), 0)));
+  private Combined write(String name, List<Input> inputs, List<BasicFileAttributes> stats, Path temporary,
+      Path output) throws IOException, ArchiveInvalidException {
+    List<ArWriter.Entry> entries = new ArrayList<>(inputs.size());
+    for (int i = 0; i < inputs.size(); i++) {
+      entries.add(new ArWriter.Entry(inputs.get(i).name(), inputs.get(i).object(), stats.get(i).size()));
     }
+    List<List<String>> strongDefinitions = new ArrayList<>(Collections.nCopies(inputs.size(), List.of()));
+    ArWriter.Inspector inspector = (member, bytes) -> {
+      Path object = inputs.get(member).object();
+      try {
+        ElfObject parsed = requirements.check(bytes, "object " + object + " (member " + (member + 1) + " of archive '"
+            + name + "')", object);
+        strongDefinitions.set(member, parsed.strongDefinitions());
+        return parsed.definedExternalSymbols();
+      } catch (ObjectRequirements.MemberProblem e) {
+        throw new ArWriter.RejectedMember(member, e.getMessage());
+      }
+    };
+    ArWriter.Written written;
     try {
-      return ArWriter.write(temporary, entries, parallelism);
+      written = ArWriter.write(temporary, entries, parallelism, inspector);
+    } catch (ArWriter.RejectedMember e) {
+      throw new ArchiveInvalidException(output, e.getMessage());
     } catch (ArWriter.SourceChangedException e) {
       throw new ArchiveInvalidException(output, e.getMessage());
     } catch (NoSuchFileException e) {
@@ -303,26 +298,42 @@ public final class ArchiveBuilder {
       throw new IOException("cannot write " + output + " (" + e.getMessage() + "); nothing was published."
           + " Check the free space, quota and permissions of " + output.getParent(), e);
     }
+    List<InspectedObject> members = new ArrayList<>(inputs.size());
+    for (int i = 0; i < inputs.size(); i++) {
+      members.add(new InspectedObject(inputs.get(i).name(), inputs.get(i).object(), stats.get(i).size(),
+          stats.get(i).lastModifiedTime(), written.hashes().get(i), written.symbols().get(i), strongDefinitions.get(i)));
+    }
+    checkUnchanged(members, output);
+    return new Combined(members, written.digest());
   }
 
   /**
-   * Each member as inspected, with its hash from the write; fails when an object file changed since
-   * it was inspected (its symbols are in the index already).
+   * Fails when an object's size or time moved since it was looked at before its read: its bytes
+   * may be torn, and its hash must not be kept under the old time. On all cores, in archive order.
    */
-  private static List<InspectedObject> members(List<ObjectInspector.Inspection> inspections, List<String> hashes,
-      Path output) throws IOException, ArchiveInvalidException {
-    List<InspectedObject> members = new ArrayList<>(inspections.size());
-    for (int i = 0; i < inspections.size(); i++) {
-      ObjectInspector.Inspection inspection = inspections.get(i);
-      // Kept bytes were checked and written as they are; a file read twice must not have changed between.
-      if (inspection.bytes() == null && !inspection.unchanged()) {
-        throw new ArchiveInvalidException(output, inspection.object() + " changed while it was archived (is"
-            + " another process writing it?). Run the build again once it is complete.");
+  static void checkUnchanged(List<InspectedObject> members, Path output)
+      throws IOException, ArchiveInvalidException {
+    Object[] problems = new Object[members.size()];
+    IntStream.range(0, members.size()).parallel().forEach(i -> {
+      InspectedObject member = members.get(i);
+      try {
+        BasicFileAttributes now = Files.readAttributes(member.object(), BasicFileAttributes.class);
+        if (now.size() != member.size() || !now.lastModifiedTime().equals(member.modified())) {
+          problems[i] = member.object();
+        }
+      } catch (IOException e) {
+        problems[i] = e;
       }
-      members.add(new InspectedObject(inspection.name(), inspection.object(), inspection.size(),
-          inspection.modified(), hashes.get(i), inspection.symbols(), inspection.strongDefinitions()));
+    });
+    for (Object problem : problems) {
+      if (problem instanceof IOException e) {
+        throw e;
+      }
+      if (problem instanceof Path changed) {
+        throw new ArchiveInvalidException(output, changed + " changed while it was archived (is another process"
+            + " writing it?). Run the build again once it is complete.");
+      }
     }
-    return members;
   }
 
   /** Checks every batch, on all cores (each is a file of its own); the first problem in batch order is reported. */

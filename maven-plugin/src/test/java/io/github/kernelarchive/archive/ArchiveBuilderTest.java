@@ -14,6 +14,7 @@ import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -140,4 +141,22 @@ class ArchiveBuilderTest {
     assertTrue(e.getMessage().contains("object " + text + " (member 3 of archive 'k') is not a valid object: not an "
         + "ELF file"), e.getMessage());
   }
+
+  /** Each object is read once; one whose size or time moved since it was looked at is refused, not archived torn. */
+  @Test
+  void anObjectRewrittenWhileItWasArchivedIsRefused() throws Exception {
+    List<PlannedMember> planned = NativeObjects.members(dir.resolve("obj"), 3, i -> "k" + i + ".o");
+    List<InspectedObject> members = new ArrayList<>();
+    for (PlannedMember m : planned) {
+      members.add(new InspectedObject(m.name(), m.object(), Files.size(m.object()), Files.getLastModifiedTime(m.object()),
+          m.sha256(), List.of(), List.of()));
+    }
+    Path output = dir.resolve("libk.a");
+    ArchiveBuilder.checkUnchanged(members, output);
+    Path rewritten = planned.get(1).object();
+    Files.setLastModifiedTime(rewritten, FileTime.fromMillis(members.get(1).modified().toMillis() + 1000));
+    ArchiveInvalidException e = assertThrows(ArchiveInvalidException.class, () -> ArchiveBuilder.checkUnchanged(members, output));
+    assertTrue(e.getMessage().contains(rewritten + " changed while it was archived"), e.getMessage());
+  }
 }
+

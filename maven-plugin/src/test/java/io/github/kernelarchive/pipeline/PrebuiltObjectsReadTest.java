@@ -77,7 +77,7 @@ class PrebuiltObjectsReadTest {
     assertEquals(1, clean.archivesBuilt());
     List<String> first = slices();
     assertFalse(any(first, "hash prebuilt objects"), "a clean build without a cache hashes nothing at planning: " + first);
-    assertTrue(any(first, "inspect k") && any(first, "combine k"), first.toString());
+    assertTrue(any(first, "combine k"), first.toString());
 
     BuildSummary noOp = new KernelBuild(log, System.getenv()).run(request());
     assertEquals(1, noOp.archivesUpToDate());

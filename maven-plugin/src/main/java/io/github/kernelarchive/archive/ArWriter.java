@@ -378,6 +378,9 @@ public final class ArWriter {
       return;
     }
     MemberReader reader = new MemberReader();
+    // One digest per thread, reset by each digest(): a new one per member cost a provider lookup
+    // and, for the direct buffers hashed here, a 4 KiB copy buffer of its own (20 MB for 5,000 members).
+    MessageDigest sha = Hashing.sha256();
     Filling filling = new Filling(writer, layout.memberOffsets[from]);
     for (int i = from; i < to; i++) {
       Entry entry = entries.get(i);
@@ -386,7 +389,6 @@ public final class ArWriter {
         symbols.set(i, List.copyOf(inspector.symbols(i, bytes.asReadOnlyBuffer())));
       }
       filling.put(header(nameFields.get(i), entry.size));
-      MessageDigest sha = Hashing.sha256();
       sha.update(bytes.duplicate());
       filling.put(bytes);
       hashes[i] = HexFormat.of().formatHex(sha.digest());

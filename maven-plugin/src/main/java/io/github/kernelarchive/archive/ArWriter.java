@@ -274,19 +274,19 @@ public final class ArWriter {
   private static byte[] head(Layout layout, List<List<String>> symbols, byte[] longNames) {
     int width = layout.width;
     long indexSize = symbolTableSize(symbols, width);
-    if (layout.room < 0 && indexSize != layout.indexSize) {
+    if (layout.exact() && indexSize != layout.indexSize) {
       return null; // laid out for the sampled symbols, and a member read again defined others
     }
     long afterIndex = ArReader.MAGIC.length + paddedMember(indexSize);
     long gap = layout.membersStart - afterIndex;
-    boolean fits = layout.room < 0 || (gap == 0 && longNames.length == 0) || gap - ArReader.HEADER_SIZE >= longNames.length;
+    boolean fits = layout.exact() || (gap == 0 && longNames.length == 0) || gap - ArReader.HEADER_SIZE >= longNames.length;
     if (!fits) {
       return null;
     }
     ByteBuffer head = ByteBuffer.allocate((int) layout.membersStart);
     head.put(ArReader.MAGIC);
     putMember(head, width == 8 ? "/SYM64/" : "/", symbolTable(symbols, layout, indexSize));
-    if (layout.room < 0 && longNames.length > 0) {
+    if (layout.exact() && longNames.length > 0) {
       putMember(head, "//", longNames);
     } else if (head.hasRemaining()) {
       byte[] table = Arrays.copyOf(longNames, (int) (head.remaining() - ArReader.HEADER_SIZE));
@@ -415,8 +415,7 @@ public final class ArWriter {
       try (FileChannel source = FileChannel.open(range.file(), StandardOpenOption.READ)) {
         if (entry.size > REUSE_LIMIT) {
           if (source.size() < range.offset() + entry.size) {
-            throw new SourceChangedException(describe(entry) + " ended before member '" + entry.name
-                + "' was copied from it");
+            throw endedEarly(entry);
           }
           return source.map(FileChannel.MapMode.READ_ONLY, range.offset(), entry.size);
         }
@@ -426,13 +425,16 @@ public final class ArWriter {
         ByteBuffer into = buffer.clear().limit((int) entry.size);
         while (into.hasRemaining()) {
           if (source.read(into, range.offset() + into.position()) < 0) {
-            throw new SourceChangedException(describe(entry) + " ended before member '" + entry.name
-                + "' was copied from it");
+            throw endedEarly(entry);
           }
         }
         return into.flip();
       }
     }
+  }
+
+  private static SourceChangedException endedEarly(Entry entry) {
+    return new SourceChangedException(describe(entry) + " ended before member '" + entry.name + "' was copied from it");
   }
 
   private static String describe(Entry entry) {
@@ -495,10 +497,14 @@ public final class ArWriter {
   }
 
   /**
-   * Where the members go. {@code room} is -1 when the head is laid out exactly for
-   * {@code indexSize}; otherwise the bytes kept after the magic for the index and long-name table.
+   * Where the members go. {@code indexSize} is the index's size when the head is laid out exactly
+   * for it, and -1 when room was kept for an index not yet known (up to {@code membersStart}).
    */
-  private record Layout(int width, long indexSize, long room, long membersStart, long[] memberOffsets, long end) {
+  private record Layout(int width, long indexSize, long membersStart, long[] memberOffsets, long end) {
+    boolean exact() {
+      return indexSize >= 0;
+    }
+
     /** The head exactly as long as the index of {@code symbols} and the long names need. */
     static Layout exact(List<Entry> entries, List<List<String>> symbols, int longNamesSize) {
       Layout layout = exact(entries, symbols, longNamesSize, 4);
@@ -511,23 +517,22 @@ public final class ArWriter {
       if (longNamesSize > 0) {
         position += paddedMember(longNamesSize);
       }
-      return place(entries, width, indexSize, -1, position);
+      return place(entries, width, indexSize, position);
     }
 
-    /** {@code indexRoom} bytes for the index (its header included), then the long-name table. */
+    /** Room for an index of {@code indexRoom} bytes and its header, then for the long-name table. */
     static Layout withRoom(List<Entry> entries, int width, long indexRoom, int longNamesSize) {
-      long room = paddedMember(indexRoom) + paddedMember(longNamesSize);
-      return place(entries, width, -1, room, ArReader.MAGIC.length + room);
+      return place(entries, width, -1, ArReader.MAGIC.length + paddedMember(indexRoom) + paddedMember(longNamesSize));
     }
 
-    private static Layout place(List<Entry> entries, int width, long indexSize, long room, long membersStart) {
+    private static Layout place(List<Entry> entries, int width, long indexSize, long membersStart) {
       long position = membersStart;
       long[] offsets = new long[entries.size()];
       for (int i = 0; i < entries.size(); i++) {
         offsets[i] = position;
         position += paddedMember(entries.get(i).size);
       }
-      return new Layout(width, indexSize, room, membersStart, offsets, position);
+      return new Layout(width, indexSize, membersStart, offsets, position);
     }
   }
 

@@ -183,24 +183,43 @@ public final class ArchiveBuilder {
    * Each object's size and modification time, on all cores, taken before its bytes are read: a
    * write that lands while they are read changes them afterwards. The sizes place the members.
    */
-  private static List<BasicFileAttributes> stat(List<Input> inputs) throws IOException {
-    Object[] results = new Object[inputs.size()];
-    IntStream.range(0, inputs.size()).parallel().forEach(i -> {
+  private static List<BasicFileAttributes> stat(List<Input> inputs) throws IOException, ArchiveInvalidException {
+    // A missing object throws NoSuchFileException: the archive stage names it.
+    return onAllCores(inputs.size(), i -> Files.readAttributes(inputs.get(i).object(), BasicFileAttributes.class));
+  }
+
+  /** One item's work, which may fail as reading an object or archive does. */
+  private interface Item<T> {
+    T run(int item) throws IOException, ArchiveInvalidException;
+  }
+
+  /** Runs {@code work} for items [0, count) on all cores; the first failure in item order is thrown. */
+  private static <T> List<T> onAllCores(int count, Item<T> work) throws IOException, ArchiveInvalidException {
+    Object[] results = new Object[count];
+    IntStream.range(0, count).parallel().forEach(i -> {
       try {
-        results[i] = Files.readAttributes(inputs.get(i).object(), BasicFileAttributes.class);
-      } catch (IOException e) {
-        results[i] = e;
+        results[i] = work.run(i);
+      } catch (IOException | ArchiveInvalidException e) {
+        results[i] = new Failure(e);
       }
     });
-    List<BasicFileAttributes> stats = new ArrayList<>(inputs.size());
+    List<T> done = new ArrayList<>(count);
     for (Object result : results) {
-      if (result instanceof IOException e) {
-        throw e; // a missing object: the archive stage names it
+      if (result instanceof Failure failure) {
+        if (failure.exception instanceof IOException e) {
+          throw e;
+        }
+        throw (ArchiveInvalidException) failure.exception;
       }
-      stats.add((BasicFileAttributes) result);
+      @SuppressWarnings("unchecked")
+      T value = (T) result;
+      done.add(value);
     }
-    return stats;
+    return done;
   }
+
+  /** Marks a failed item among the results (a result may itself be anything, even null). */
+  private record Failure(Exception exception) {}
 
   private record BatchOutcome(int number, int members, String error) {}
 
@@ -313,48 +332,24 @@ public final class ArchiveBuilder {
    */
   static void checkUnchanged(List<InspectedObject> members, Path output)
       throws IOException, ArchiveInvalidException {
-    Object[] problems = new Object[members.size()];
-    IntStream.range(0, members.size()).parallel().forEach(i -> {
+    onAllCores(members.size(), i -> {
       InspectedObject member = members.get(i);
-      try {
-        BasicFileAttributes now = Files.readAttributes(member.object(), BasicFileAttributes.class);
-        if (now.size() != member.size() || !now.lastModifiedTime().equals(member.modified())) {
-          problems[i] = member.object();
-        }
-      } catch (IOException e) {
-        problems[i] = e;
+      BasicFileAttributes now = Files.readAttributes(member.object(), BasicFileAttributes.class);
+      if (now.size() != member.size() || !now.lastModifiedTime().equals(member.modified())) {
+        throw new ArchiveInvalidException(output, member.object() + " changed while it was archived (is another"
+            + " process writing it?). Run the build again once it is complete.");
       }
+      return null;
     });
-    for (Object problem : problems) {
-      if (problem instanceof IOException e) {
-        throw e;
-      }
-      if (problem instanceof Path changed) {
-        throw new ArchiveInvalidException(output, changed + " changed while it was archived (is another process"
-            + " writing it?). Run the build again once it is complete.");
-      }
-    }
   }
 
   /** Checks every batch, on all cores (each is a file of its own); the first problem in batch order is reported. */
   private void checkBatches(Path workDirectory, int batches, List<InspectedObject> members, List<String> relativeNames)
       throws IOException, ArchiveInvalidException {
-    Exception[] problems = new Exception[batches];
-    IntStream.range(0, batches).parallel().forEach(i -> {
-      try {
-        checkBatch(batchFile(workDirectory, i), workDirectory, sliceOf(members, i), sliceOf(relativeNames, i));
-      } catch (IOException | ArchiveInvalidException e) {
-        problems[i] = e;
-      }
+    onAllCores(batches, i -> {
+      checkBatch(batchFile(workDirectory, i), workDirectory, sliceOf(members, i), sliceOf(relativeNames, i));
+      return null;
     });
-    for (Exception problem : problems) {
-      if (problem instanceof IOException e) {
-        throw e;
-      }
-      if (problem instanceof ArchiveInvalidException e) {
-        throw e;
-      }
-    }
   }
 
   /**

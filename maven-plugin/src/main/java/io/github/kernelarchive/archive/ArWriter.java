@@ -107,12 +107,6 @@ public final class ArWriter {
   public interface Inspector {
     /** @param bytes the member's whole content, position to limit (read only) */
     List<String> symbols(int member, ByteBuffer bytes) throws RejectedMember;
-
-    /**
-     * Called on the reading thread once the member's bytes are hashed and copied into the archive
-     * (a mapped member is only read then): may still refuse it, e.g. when its file changed meanwhile.
-     */
-    default void copied(int member) throws RejectedMember {}
   }
 
   /** A member an {@link Inspector} refused; nothing was published. */
@@ -398,9 +392,6 @@ public final class ArWriter {
       sha.update(bytes.duplicate());
       filling.put(bytes);
       hashes[i] = HexFormat.of().formatHex(sha.digest());
-      if (inspector != null) {
-        inspector.copied(i);
-      }
       if ((entry.size & 1) == 1) {
         filling.put(PADDING);
       }

@@ -193,6 +193,7 @@ public final class ArchiveStage {
       built = new ArchiveBuilder(ar, runner, batchSize, parallelism, cache, records, log)
           .build(request.name(), inputs, workDirectory(request.name()), target);
       checkUnchangedSincePlanning(request.name(), built.members());
+      rememberPrebuiltHashes(request, built.members());
       try (Trace.Span span = Trace.current().span("validate " + request.name(), "archive")) {
         validator.validateWritten(target, built.members());
       }
@@ -208,8 +209,6 @@ public final class ArchiveStage {
           + " It was not linked or cached.");
     }
     String archiveDigest = digest;
-    // In this order on the records' thread: the manifest's key needs the prebuilt objects' hashes.
-    records.submit(() -> rememberPrebuiltHashes(request, built.members()));
     records.submit(() -> record(request, dependencies, built.members(), archiveDigest, target));
     return new Outcome(request.name(), target, digest, Status.BUILT, built.members().size(),
         built.batches(), built.batchesRun(),

@@ -222,40 +222,4 @@ class ArWriterTest {
     assertEquals(7, e.member());
     assertEquals("member 7 is not wanted", e.getMessage());
   }
-
-  /** After each member's bytes are hashed and copied, the inspector may still refuse it (its file changed meanwhile). */
-  @Test
-  void aMemberMayBeRefusedOnceItIsCopied() throws Exception {
-    List<ArWriter.Entry> entries = entries();
-    java.util.Set<Integer> copied = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    ArWriter.Inspector counting = new ArWriter.Inspector() {
-      @Override
-      public List<String> symbols(int member, java.nio.ByteBuffer bytes) {
-        return List.of();
-      }
-
-      @Override
-      public void copied(int member) {
-        copied.add(member);
-      }
-    };
-    ArWriter.write(dir.resolve("all.a"), entries, 3, counting);
-    assertEquals(entries.size(), copied.size(), "every member is reported once copied");
-
-    ArWriter.RejectedMember e = assertThrows(ArWriter.RejectedMember.class,
-        () -> ArWriter.write(dir.resolve("changed.a"), entries, 3, new ArWriter.Inspector() {
-          @Override
-          public List<String> symbols(int member, java.nio.ByteBuffer bytes) {
-            return List.of();
-          }
-
-          @Override
-          public void copied(int member) throws ArWriter.RejectedMember {
-            if (member == 11 || member == 30) {
-              throw new ArWriter.RejectedMember(member, "member " + member + " changed while it was read");
-            }
-          }
-        }));
-    assertEquals(11, e.member());
-  }
 }

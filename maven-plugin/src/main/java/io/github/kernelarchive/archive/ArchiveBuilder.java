@@ -43,8 +43,7 @@ import java.util.stream.IntStream;
  * refused, naming it), find its symbols for the index and its strong definitions for the duplicate
  * check, hash it and copy it. Batches with nothing recorded from an earlier build start at once and
  * overlap that pass. A thin batch records its members by path without copying them; before the
- * archive is published, every batch must list exactly its planned objects at their sizes (a batch
- * ar makes is checked by the thread that ran ar, during that pass; a reused one after it). The
+ * archive is published, every batch must list exactly its planned objects at their sizes. The
  * batch size only changes progress granularity: the result is byte-identical for any size.
  */
 public final class ArchiveBuilder {
@@ -69,7 +68,6 @@ public final class ArchiveBuilder {
   private final int batchSize;
   private final int parallelism;
   private final BuildCache cache;
-  private final PendingRecords records;
   private final BuildLog log;
   private final ObjectRequirements requirements = new ObjectRequirements(ElfObject.hostMachine());
   private final Map<Path, Path> realFolders = new ConcurrentHashMap<>();
@@ -79,15 +77,6 @@ public final class ArchiveBuilder {
    */
   public ArchiveBuilder(Tool ar, ProcessRunner runner, int batchSize, int parallelism, BuildCache cache,
       BuildLog log) {
-    this(ar, runner, batchSize, parallelism, cache, null, log);
-  }
-
-  /**
-   * @param records where the batches' keys and cache entries are written while the build goes on
-   *     (nothing in this build reads them); {@code null}: before {@link #build} returns
-   */
-  ArchiveBuilder(Tool ar, ProcessRunner runner, int batchSize, int parallelism, BuildCache cache,
-      PendingRecords records, BuildLog log) {
     if (batchSize < 1) {
       throw new IllegalArgumentException("batch size must be at least 1");
     }
@@ -96,7 +85,6 @@ public final class ArchiveBuilder {
     this.batchSize = batchSize;
     this.parallelism = parallelism;
     this.cache = cache;
-    this.records = records;
     this.log = log;
   }
 
@@ -116,13 +104,6 @@ public final class ArchiveBuilder {
     // How each batch names its members (relative to its folder), worked out once per object: the
     // batch's response file, its key and its check all use it.
     List<String> relativeNames = relativeNames(workDirectory, inputs);
-    // Sizes and times before any byte is read: the batches are checked against these sizes as
-    // soon as ar has made them, and the combine places the members by them.
-    List<BasicFileAttributes> stats = stat(inputs);
-    List<Planned> planned = new ArrayList<>(inputs.size());
-    for (int i = 0; i < inputs.size(); i++) {
-      planned.add(new Planned(inputs.get(i).object(), stats.get(i).size()));
-    }
 
     Path temporary = AtomicFiles.temporarySibling(output);
     try {
@@ -131,7 +112,6 @@ public final class ArchiveBuilder {
       boolean[] ran = new boolean[batches];
       boolean[] fromCache = new boolean[batches];
       List<String> failures = new ArrayList<>();
-      Exception[] rejected = new Exception[batches]; // a batch ar made that failed its check, by batch
       try (BoundedPool<BatchOutcome> pool = new BoundedPool<>("kernel-ar", parallelism)) {
         // Without a cache, a batch with nothing recorded by an earlier build (every batch of a clean
         // build) runs whatever its objects hold: start it now, so ar works while the archive is
@@ -139,12 +119,12 @@ public final class ArchiveBuilder {
         for (int i = 0; i < batches && cache == null; i++) {
           if (!Files.isRegularFile(batchFile(workDirectory, i)) || !Files.isRegularFile(keyFile(workDirectory, i))) {
             ran[i] = true;
-            submitBatch(pool, workDirectory, i, sliceOf(planned, i), sliceOf(relativeNames, i));
+            submitBatch(pool, workDirectory, i, sliceOf(relativeNames, i));
           }
         }
         try {
           try (Trace.Span span = Trace.current().span("combine " + name, "archive")) {
-            Combined combined = write(name, inputs, stats, temporary, output);
+            Combined combined = write(name, inputs, stat(inputs), temporary, output);
             members = combined.members();
             digest = combined.digest();
           }
@@ -160,48 +140,32 @@ public final class ArchiveBuilder {
           if (KeyFile.upToDate(batchFile(workDirectory, i), keyFile(workDirectory, i), key)) {
             continue;
           }
-          fromCache[i] = restoreBatch(workDirectory, i, key, sliceOf(planned, i), sliceOf(relativeNames, i));
+          fromCache[i] = restoreBatch(workDirectory, i, key, sliceOf(members, i), sliceOf(relativeNames, i));
           if (!fromCache[i]) {
             ran[i] = true;
-            submitBatch(pool, workDirectory, i, sliceOf(planned, i), sliceOf(relativeNames, i));
+            submitBatch(pool, workDirectory, i, sliceOf(relativeNames, i));
           }
         }
-        pool.awaitAll((done, total, outcome) -> report(name, batches, done, total, outcome, failures, rejected));
+        pool.awaitAll((done, total, outcome) -> report(name, batches, done, total, outcome, failures));
       }
       if (!failures.isEmpty()) {
         throw new ToolchainException(ar.command() + " failed on " + failures.size() + " batch(es) of archive '"
             + name + "': " + failures.get(0).lines().findFirst().orElse("") + ". Check the archiver or set kernel.ar.");
       }
-      for (Exception problem : rejected) {
-        if (problem instanceof ArchiveInvalidException invalid) {
-          throw invalid;
-        }
-        if (problem instanceof IOException io) {
-          throw io;
-        }
-      }
       int batchesRun = 0;
-      for (boolean r : ran) {
-        batchesRun += r ? 1 : 0;
-      }
-      // Batches ar made now were checked by the thread that ran ar, while the archive was written;
-      // the others (reused or restored) are checked here.
-      List<Integer> unchecked = IntStream.range(0, batches).filter(i -> !ran[i]).boxed().toList();
-      if (!unchecked.isEmpty()) {
-        try (Trace.Span span = Trace.current().span("check batches of " + name, "archive")) {
-          onAllCores(unchecked.size(), u -> {
-            int i = unchecked.get(u);
-            checkBatch(batchFile(workDirectory, i), workDirectory, sliceOf(planned, i), sliceOf(relativeNames, i));
-            return null;
-          });
+      for (int i = 0; i < batches; i++) {
+        if (ran[i] || fromCache[i]) {
+          String key = batchKey(sliceOf(members, i), sliceOf(relativeNames, i));
+          KeyFile.record(keyFile(workDirectory, i), key);
+          if (ran[i] && cache != null) {
+            Path batch = batchFile(workDirectory, i);
+            cache.store(EntryKind.BATCH, key, batch, new ContentManifest(key, Hashing.ofFile(batch), List.of()).toBytes());
+          }
+          batchesRun += ran[i] ? 1 : 0;
         }
       }
-      List<InspectedObject> written = members;
-      PendingRecords.Record keys = () -> recordBatches(workDirectory, ran, fromCache, written, relativeNames);
-      if (records == null) {
-        keys.write();
-      } else {
-        records.submit(keys);
+      try (Trace.Span span = Trace.current().span("check batches of " + name, "archive")) {
+        checkBatches(workDirectory, batches, members, relativeNames);
       }
       AtomicFiles.publish(temporary, output);
       return new Result(output, batches, batchesRun, members, digest);
@@ -209,27 +173,6 @@ public final class ArchiveBuilder {
       Files.deleteIfExists(temporary);
     }
   }
-
-  /**
-   * Records the key of each batch made or restored in this build (its member names, paths and
-   * hashes: the next build reuses the batch while they hold), and caches each batch ar made.
-   */
-  private void recordBatches(Path workDirectory, boolean[] ran, boolean[] fromCache, List<InspectedObject> members,
-      List<String> relativeNames) throws IOException {
-    for (int i = 0; i < ran.length; i++) {
-      if (ran[i] || fromCache[i]) {
-        String key = batchKey(sliceOf(members, i), sliceOf(relativeNames, i));
-        KeyFile.record(keyFile(workDirectory, i), key);
-        if (ran[i] && cache != null) {
-          Path batch = batchFile(workDirectory, i);
-          cache.store(EntryKind.BATCH, key, batch, new ContentManifest(key, Hashing.ofFile(batch), List.of()).toBytes());
-        }
-      }
-    }
-  }
-
-  /** An object as planned: where it is, and its size before it was read. */
-  private record Planned(Path object, long size) {}
 
   /** Batch {@code batch}'s part of a list that runs over all members. */
   private <T> List<T> sliceOf(List<T> all, int batch) {
@@ -278,20 +221,10 @@ public final class ArchiveBuilder {
   /** Marks a failed item among the results (a result may itself be anything, even null). */
   private record Failure(Exception exception) {}
 
-  /**
-   * @param error why ar failed, or {@code null}
-   * @param rejected why the batch ar made does not list its planned objects (or could not be read back), or {@code null}
-   */
-  private record BatchOutcome(int number, int members, String error, Exception rejected) {
-    BatchOutcome(int number, int members, String error) {
-      this(number, members, error, null);
-    }
-  }
+  private record BatchOutcome(int number, int members, String error) {}
 
   /** One {@code [n/N]} line per finished batch; failures are collected for one error at the end. */
-  private void report(String name, int batches, int done, int total, BatchOutcome outcome, List<String> failures,
-      Exception[] rejected) {
-    rejected[outcome.number] = outcome.rejected;
+  private void report(String name, int batches, int done, int total, BatchOutcome outcome, List<String> failures) {
     if (outcome.error == null) {
       log.info("[" + done + "/" + total + "] AR " + name + " batch " + (outcome.number + 1) + "/" + batches
           + " (" + outcome.members + " objects)");
@@ -302,22 +235,18 @@ public final class ArchiveBuilder {
     }
   }
 
-  /**
-   * @param planned the batch's objects and their sizes, which the batch must list
-   * @param objects the batch's members, relative to {@code workDirectory} (ar runs there)
-   */
-  private void submitBatch(BoundedPool<BatchOutcome> pool, Path workDirectory, int number, List<Planned> planned,
-      List<String> objects) {
-    pool.submit(() -> runBatch(workDirectory, number, planned, objects));
+  /** @param objects the batch's members, relative to {@code workDirectory} (ar runs there) */
+  private void submitBatch(BoundedPool<BatchOutcome> pool, Path workDirectory, int number, List<String> objects) {
+    pool.submit(() -> runBatch(workDirectory, number, objects));
   }
 
-  private BatchOutcome runBatch(Path workDirectory, int number, List<Planned> planned, List<String> objects) {
+  private BatchOutcome runBatch(Path workDirectory, int number, List<String> objects) {
     try (Trace.Span span = Trace.current().span("ar " + workDirectory.getFileName() + " batch " + (number + 1), "ar")) {
-      return runBatchTraced(workDirectory, number, planned, objects);
+      return runBatchTraced(workDirectory, number, objects);
     }
   }
 
-  private BatchOutcome runBatchTraced(Path workDirectory, int number, List<Planned> planned, List<String> objects) {
+  private BatchOutcome runBatchTraced(Path workDirectory, int number, List<String> objects) {
     Path target = batchFile(workDirectory, number);
     Path temporary;
     try {
@@ -336,12 +265,6 @@ public final class ArchiveBuilder {
         return new BatchOutcome(number, objects.size(), "exit " + result.exitCode() + ": " + result.output().strip());
       }
       AtomicFiles.publish(temporary, target);
-      // Checked here, off the critical path: the archive is still being written.
-      try {
-        checkBatch(target, workDirectory, planned, objects);
-      } catch (ArchiveInvalidException | IOException e) {
-        return new BatchOutcome(number, objects.size(), null, e);
-      }
       return new BatchOutcome(number, objects.size(), null);
     } catch (IOException e) {
       return new BatchOutcome(number, objects.size(), e.toString());
@@ -420,12 +343,21 @@ public final class ArchiveBuilder {
     });
   }
 
+  /** Checks every batch, on all cores (each is a file of its own); the first problem in batch order is reported. */
+  private void checkBatches(Path workDirectory, int batches, List<InspectedObject> members, List<String> relativeNames)
+      throws IOException, ArchiveInvalidException {
+    onAllCores(batches, i -> {
+      checkBatch(batchFile(workDirectory, i), workDirectory, sliceOf(members, i), sliceOf(relativeNames, i));
+      return null;
+    });
+  }
+
   /**
    * Checks that the thin batch {@code batchFile} lists exactly {@code planned}, in order, at the
-   * sizes taken before the objects were read; relative member names are taken relative to {@code folder}, where the batch
+   * inspected sizes; relative member names are taken relative to {@code folder}, where the batch
    * is (or will be) used. {@code given} are the names the batch was made from.
    */
-  private void checkBatch(Path batchFile, Path folder, List<Planned> planned, List<String> given)
+  private void checkBatch(Path batchFile, Path folder, List<InspectedObject> planned, List<String> given)
       throws IOException, ArchiveInvalidException {
     List<ArMember> recorded;
     try (FileChannel channel = FileChannel.open(batchFile, StandardOpenOption.READ)) {
@@ -463,7 +395,7 @@ public final class ArchiveBuilder {
    * returns whether it did. Thin batches name members relative to their folder, so an entry made
    * in another checkout fits this one.
    */
-  private boolean restoreBatch(Path workDirectory, int number, String key, List<Planned> planned,
+  private boolean restoreBatch(Path workDirectory, int number, String key, List<InspectedObject> planned,
       List<String> given) throws IOException, InterruptedException {
     if (cache == null) {
       return false;

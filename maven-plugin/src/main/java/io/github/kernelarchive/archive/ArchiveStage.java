@@ -174,23 +174,13 @@ public final class ArchiveStage {
   /** After compiling: builds, validates, records and caches the archive. */
   public Outcome build(ArchiveRequest request, Map<Path, List<Dependency>> dependencies)
       throws IOException, ToolchainException, BuildFailureException, InterruptedException {
-    try {
-      return buildAndValidate(request, dependencies);
-    } catch (IOException | ToolchainException | BuildFailureException | InterruptedException | RuntimeException e) {
-      awaitRecordsAfter(e); // the batches' keys may still be being written: nothing runs on after a failure
-      throw e;
-    }
-  }
-
-  private Outcome buildAndValidate(ArchiveRequest request, Map<Path, List<Dependency>> dependencies)
-      throws IOException, ToolchainException, BuildFailureException, InterruptedException {
     List<ArchiveBuilder.Input> inputs = request.members().stream()
         .map(member -> new ArchiveBuilder.Input(member.name(), member.object())).toList();
     Path target = archiveFile(request.name());
     ArchiveBuilder.Result built;
     String digest;
     try {
-      built = new ArchiveBuilder(ar, runner, batchSize, parallelism, cache, records, log)
+      built = new ArchiveBuilder(ar, runner, batchSize, parallelism, cache, log)
           .build(request.name(), inputs, workDirectory(request.name()), target);
       checkUnchangedSincePlanning(request.name(), built.members());
       rememberPrebuiltHashes(request, built.members());
@@ -213,27 +203,6 @@ public final class ArchiveStage {
     return new Outcome(request.name(), target, digest, Status.BUILT, built.members().size(),
         built.batches(), built.batchesRun(),
         built.members().stream().map(m -> new MemberSymbols(m.name(), m.strongDefinitions())).toList());
-  }
-
-  /** After {@code failure}: waits for the records in flight, adding what goes wrong there to it. */
-  public void awaitRecordsAfter(Exception failure) {
-    try {
-      records.awaitAll();
-    } catch (IOException | RuntimeException e) {
-      failure.addSuppressed(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      failure.addSuppressed(e);
-    }
-  }
-
-  /**
-   * Writes the content hashes to {@code file} beside the archives' records, while the build goes
-   * on to the link: the archives just built hashed every prebuilt object, and those stamps spare
-   * the next build reading them again. {@link #awaitRecords} waits for it too.
-   */
-  public void saveHashesMeanwhile(Path file) {
-    records.submit(() -> hashes.save(file));
   }
 
   /**

@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Content hashes of sources, headers and objects, each file read at most once per build (hundreds
@@ -39,9 +38,6 @@ public final class ContentHashes {
   private final Map<String, Stamp> previous;
   private final ConcurrentHashMap<Path, Optional<String>> hashes = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Stamp> stamps = new ConcurrentHashMap<>();
-  /** Counts stamps taken; a save records the count it wrote, so an unchanged set is not written twice. */
-  private final AtomicLong changes = new AtomicLong();
-  private long savedChanges = -1;
 
   public ContentHashes() {
     this(Map.of());
@@ -81,7 +77,7 @@ public final class ContentHashes {
         || stamp.modifiedMillis() != attributes.lastModifiedTime().toMillis()) {
       return Optional.empty();
     }
-    stamp(normal.toString(), stamp);
+    stamps.put(normal.toString(), stamp);
     hashes.put(normal, Optional.of(stamp.sha256()));
     return Optional.of(stamp.sha256());
   }
@@ -89,14 +85,9 @@ public final class ContentHashes {
   /** Records a hash the caller took itself while reading the file (as {@link #of} would have). */
   public void remember(Path file, String sha256, long size, long modifiedMillis) {
     Path normal = file.toAbsolutePath().normalize();
-    stamp(normal.toString(), new Stamp(size, modifiedMillis, sha256,
+    stamps.put(normal.toString(), new Stamp(size, modifiedMillis, sha256,
         modifiedMillis < System.currentTimeMillis() - SETTLE_MILLIS));
     hashes.put(normal, Optional.of(sha256));
-  }
-
-  private void stamp(String path, Stamp stamp) {
-    stamps.put(path, stamp);
-    changes.incrementAndGet();
   }
 
   private static BasicFileAttributes attributesOf(Path file) {
@@ -121,12 +112,12 @@ public final class ContentHashes {
     String key = file.toString();
     Stamp known = previous.get(key);
     if (known != null && known.settled() && known.size() == size && known.modifiedMillis() == modified) {
-      stamp(key, known);
+      stamps.put(key, known);
       return Optional.of(known.sha256());
     }
     try {
       String sha = Hashing.ofFile(file);
-      stamp(key, new Stamp(size, modified, sha, modified < System.currentTimeMillis() - SETTLE_MILLIS));
+      stamps.put(key, new Stamp(size, modified, sha, modified < System.currentTimeMillis() - SETTLE_MILLIS));
       return Optional.of(sha);
     } catch (IOException e) {
       return Optional.empty();
@@ -152,9 +143,7 @@ public final class ContentHashes {
   }
 
   /** Saves the settled stamps of every file hashed in this build, for the next one. */
-  public synchronized void save(Path file) throws IOException {
-    // Counted before the stamps are read: one taken while they are written is saved next time.
-    long counted = changes.get();
+  public void save(Path file) throws IOException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       Map<String, Stamp> settled = new TreeMap<>();
@@ -174,13 +163,5 @@ public final class ContentHashes {
       }
     }
     AtomicFiles.write(file, bytes.toByteArray());
-    savedChanges = counted;
-  }
-
-  /** {@link #save}, unless no stamp was taken since the last save (5,000 stamps take 15-20 ms to write). */
-  public synchronized void saveIfChanged(Path file) throws IOException {
-    if (changes.get() != savedChanges) {
-      save(file);
-    }
   }
 }

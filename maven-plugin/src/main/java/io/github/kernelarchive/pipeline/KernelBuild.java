@@ -118,9 +118,6 @@ public final class KernelBuild {
     Linked linked;
     try {
       archived = archive(plan, compiled);
-      if (archived.archives().values().stream().anyMatch(o -> o.status() == Status.BUILT)) {
-        plan.archiveStage().saveHashesMeanwhile(plan.hashFile());
-      }
       linked = link(request, plan, archived);
     } catch (BuildFailureException | ToolchainException | IOException | InterruptedException | RuntimeException e) {
       awaitArchiveRecordsAfter(plan, e);
@@ -130,7 +127,7 @@ public final class KernelBuild {
     if (plan.archiveStage() != null) {
       plan.archiveStage().awaitRecords();
     }
-    plan.hashes().saveIfChanged(plan.hashFile());
+    plan.hashes().save(plan.hashFile());
     if (plan.cache() != null) {
       try (Trace.Span span = Trace.current().span("cache uploads and eviction", "cache")) {
         plan.cache().finish();
@@ -152,8 +149,16 @@ public final class KernelBuild {
 
   /** A failed build still waits for the archive records in flight, so none is written after it ends. */
   private static void awaitArchiveRecordsAfter(Plan plan, Exception failure) {
-    if (plan.archiveStage() != null) {
-      plan.archiveStage().awaitRecordsAfter(failure);
+    if (plan.archiveStage() == null) {
+      return;
+    }
+    try {
+      plan.archiveStage().awaitRecords();
+    } catch (IOException | RuntimeException e) {
+      failure.addSuppressed(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      failure.addSuppressed(e);
     }
   }
 

@@ -48,29 +48,6 @@ class ContentHashesTest {
     assertNotEquals(before, reload(first).of(header).orElseThrow());
   }
 
-  /** The stamps are saved while the link runs and again at the end only if the link took new ones. */
-  @Test
-  void anUnchangedSetIsNotWrittenTwice() throws Exception {
-    Path state = dir.resolve("state/file-hashes");
-    Path header = Files.writeString(dir.resolve("k.h"), "#define K 1\n");
-    Files.setLastModifiedTime(header, FileTime.fromMillis(System.currentTimeMillis() - 60_000));
-    ContentHashes hashes = new ContentHashes();
-    hashes.saveIfChanged(state);
-    assertTrue(Files.exists(state), "the first save writes, even with nothing hashed yet");
-    String hash = hashes.of(header).orElseThrow();
-    hashes.save(state);
-    Files.delete(state);
-    hashes.saveIfChanged(state);
-    assertTrue(Files.notExists(state), "nothing hashed since the last save: not written again");
-    Path other = Files.writeString(dir.resolve("o.h"), "#define O 1\n");
-    Files.setLastModifiedTime(other, FileTime.fromMillis(System.currentTimeMillis() - 60_000));
-    hashes.of(other);
-    hashes.saveIfChanged(state);
-    ContentHashes loaded = ContentHashes.load(state);
-    assertEquals(hash, loaded.fromStamp(header).orElseThrow());
-    assertTrue(loaded.fromStamp(other).isPresent());
-  }
-
   @Test
   void missingFilesHaveNoHash() {
     assertTrue(new ContentHashes().of(dir.resolve("gone.h")).isEmpty());

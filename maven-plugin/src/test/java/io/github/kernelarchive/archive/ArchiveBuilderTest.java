@@ -131,6 +131,30 @@ class ArchiveBuilderTest {
     assertTrue(Files.notExists(dir.resolve("arm/libk.a")), "nothing is published");
   }
 
+  /**
+   * An archiver that loses a member (as GNU ar's {@code r} drops a repeated basename): every batch
+   * is checked against its planned objects, and the build fails naming the batch before anything
+   * is published.
+   */
+  @Test
+  void aBatchTheArchiverMadeShortIsRejectedNamingIt() throws Exception {
+    assumeTrue(NativeObjects.installed("llvm-ar"));
+    Path lossy = dir.resolve("lossy-ar");
+    Files.writeString(lossy, "#!/bin/sh\n"
+        + "# Drops the last object of the response file it is given, then archives the rest with llvm-ar.\n"
+        + "for a in \"$@\"; do last=$a; done\n"
+        + "case \"$last\" in @*) sed -i '$d' \"${last#@}\";; esac\n"
+        + "exec llvm-ar \"$@\"\n");
+    Files.setPosixFilePermissions(lossy, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+    Tool ar = new Toolchain(new ToolchainConfig(null, null, null, null, lossy.toString(), null, null, Map.of()),
+        System.getenv()).archiver();
+    List<PlannedMember> members = NativeObjects.members(dir.resolve("obj"), 12, i -> "k" + i + ".o");
+    ArchiveInvalidException e = assertThrows(ArchiveInvalidException.class, () -> build(ar, members, 5, "lossy"));
+    assertTrue(e.getMessage().contains("batch-00000.a") && e.getMessage().contains("recorded 4 of the 5 objects"),
+        e.getMessage());
+    assertTrue(Files.notExists(dir.resolve("lossy/libk.a")), "nothing is published");
+  }
+
   @Test
   void aFileThatIsNotAnObjectIsRefusedNamingIt() throws Exception {
     Tool ar = archiver("ar");

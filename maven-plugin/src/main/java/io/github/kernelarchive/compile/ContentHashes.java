@@ -2,17 +2,16 @@ package io.github.kernelarchive.compile;
 
 import io.github.kernelarchive.util.AtomicFiles;
 import io.github.kernelarchive.util.Hashing;
-import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -28,7 +27,9 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class ContentHashes {
   private static final int MAGIC = 0x4b41_4648; // "KAFH"
-  private static final int VERSION = 1;
+  /** 2: paths as length-prefixed UTF-8 and hashes as hex bytes (1 used writeUTF, a loop per character). */
+  private static final int VERSION = 2;
+  private static final int HEX_LENGTH = 64;
   /** Files modified more recently than this before hashing are re-read next time. */
   private static final long SETTLE_MILLIS = 2_000;
 
@@ -126,42 +127,58 @@ public final class ContentHashes {
 
   /** Loads the stamps of the previous build; a missing or foreign file just means hashing everything. */
   public static ContentHashes load(Path file) {
-    try (InputStream raw = Files.newInputStream(file);
-        DataInputStream in = new DataInputStream(new BufferedInputStream(raw))) {
-      if (in.readInt() != MAGIC || in.readInt() != VERSION) {
+    try {
+      ByteBuffer in = ByteBuffer.wrap(Files.readAllBytes(file));
+      if (in.getInt() != MAGIC || in.getInt() != VERSION) {
         return new ContentHashes();
       }
-      int count = in.readInt();
+      int count = in.getInt();
+      if (count < 0 || count > in.remaining() / (4 + 16 + HEX_LENGTH)) {
+        return new ContentHashes(); // damaged: not a count this file can hold
+      }
       Map<String, Stamp> previous = new HashMap<>(count * 2);
       for (int i = 0; i < count; i++) {
-        previous.put(in.readUTF(), new Stamp(in.readLong(), in.readLong(), in.readUTF(), true));
+        int pathLength = in.getInt();
+        String path = new String(in.array(), in.position(), pathLength, StandardCharsets.UTF_8);
+        in.position(in.position() + pathLength);
+        long size = in.getLong();
+        long modified = in.getLong();
+        String sha256 = new String(in.array(), in.position(), HEX_LENGTH, StandardCharsets.US_ASCII);
+        in.position(in.position() + HEX_LENGTH);
+        previous.put(path, new Stamp(size, modified, sha256, true));
       }
       return new ContentHashes(previous);
     } catch (IOException | RuntimeException e) {
-      return new ContentHashes();
+      return new ContentHashes(); // missing, truncated or damaged: every file is read again
     }
   }
 
-  /** Saves the settled stamps of every file hashed in this build, for the next one. */
+  /**
+   * Saves the settled stamps of every file hashed in this build, for the next one. Laid out in one
+   * buffer: it runs at the end of every build, after the link, with thousands of stamps to write.
+   */
   public void save(Path file) throws IOException {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      Map<String, Stamp> settled = new TreeMap<>();
-      stamps.forEach((path, stamp) -> {
-        if (stamp.settled()) {
-          settled.put(path, stamp);
-        }
-      });
-      out.writeInt(MAGIC);
-      out.writeInt(VERSION);
-      out.writeInt(settled.size());
-      for (Map.Entry<String, Stamp> entry : settled.entrySet()) {
-        out.writeUTF(entry.getKey());
-        out.writeLong(entry.getValue().size());
-        out.writeLong(entry.getValue().modifiedMillis());
-        out.writeUTF(entry.getValue().sha256());
+    Map<String, Stamp> settled = new TreeMap<>();
+    stamps.forEach((path, stamp) -> {
+      if (stamp.settled() && stamp.sha256().length() == HEX_LENGTH) {
+        settled.put(path, stamp);
       }
+    });
+    List<byte[]> paths = new ArrayList<>(settled.size());
+    int bytes = 12;
+    for (String path : settled.keySet()) {
+      byte[] encoded = path.getBytes(StandardCharsets.UTF_8);
+      paths.add(encoded);
+      bytes += 4 + encoded.length + 16 + HEX_LENGTH;
     }
-    AtomicFiles.write(file, bytes.toByteArray());
+    ByteBuffer out = ByteBuffer.allocate(bytes);
+    out.putInt(MAGIC).putInt(VERSION).putInt(settled.size());
+    int i = 0;
+    for (Stamp stamp : settled.values()) {
+      byte[] path = paths.get(i++);
+      out.putInt(path.length).put(path).putLong(stamp.size()).putLong(stamp.modifiedMillis())
+          .put(stamp.sha256().getBytes(StandardCharsets.US_ASCII));
+    }
+    AtomicFiles.write(file, out.array());
   }
 }

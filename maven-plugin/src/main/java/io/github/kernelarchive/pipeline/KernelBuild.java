@@ -127,7 +127,9 @@ public final class KernelBuild {
     if (plan.archiveStage() != null) {
       plan.archiveStage().awaitRecords();
     }
-    plan.hashes().save(plan.hashFile());
+    try (Trace.Span span = Trace.current().span("save content hashes", "build")) {
+      plan.hashes().save(plan.hashFile());
+    }
     if (plan.cache() != null) {
       try (Trace.Span span = Trace.current().span("cache uploads and eviction", "cache")) {
         plan.cache().finish();

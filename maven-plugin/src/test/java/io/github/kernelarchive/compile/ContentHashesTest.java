@@ -48,6 +48,35 @@ class ContentHashesTest {
     assertNotEquals(before, reload(first).of(header).orElseThrow());
   }
 
+  /** A damaged, truncated or older state file costs one more read of each file, never a wrong hash. */
+  @Test
+  void aDamagedStateFileMeansReadingAgain() throws Exception {
+    Path header = Files.writeString(dir.resolve("k.h"), "#define K 1\n");
+    Files.setLastModifiedTime(header, FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+    Path state = dir.resolve("state/file-hashes");
+    ContentHashes first = new ContentHashes();
+    first.of(header);
+    first.save(state);
+    byte[] saved = Files.readAllBytes(state);
+    assertTrue(ContentHashes.load(state).fromStamp(header).isPresent(), "a good file is used");
+
+    Files.write(state, java.util.Arrays.copyOf(saved, saved.length - 10));
+    assertTrue(ContentHashes.load(state).fromStamp(header).isEmpty(), "truncated");
+    byte[] hugeCount = saved.clone();
+    java.nio.ByteBuffer.wrap(hugeCount).putInt(8, Integer.MAX_VALUE);
+    Files.write(state, hugeCount);
+    assertTrue(ContentHashes.load(state).fromStamp(header).isEmpty(), "a count the file cannot hold");
+    byte[] badLength = saved.clone();
+    java.nio.ByteBuffer.wrap(badLength).putInt(12, -5);
+    Files.write(state, badLength);
+    assertTrue(ContentHashes.load(state).fromStamp(header).isEmpty(), "a negative path length");
+    byte[] olderVersion = saved.clone();
+    java.nio.ByteBuffer.wrap(olderVersion).putInt(4, 1);
+    Files.write(state, olderVersion);
+    assertTrue(ContentHashes.load(state).fromStamp(header).isEmpty(), "another version");
+    assertEquals(Hashing.ofFile(header), ContentHashes.load(state).of(header).orElseThrow());
+  }
+
   @Test
   void missingFilesHaveNoHash() {
     assertTrue(new ContentHashes().of(dir.resolve("gone.h")).isEmpty());

@@ -23,8 +23,8 @@ import java.util.concurrent.Future;
  * Writes a GNU-format archive: the symbol index, the long-name table, then every member. Members
  * are read by several threads at once, each filling buffers for its own contiguous part of the file
  * (small members gathered into large writes), which one more thread writes ({@link ChunkWriter}).
- * A member comes from a file or from bytes the caller already holds; either way its SHA-256 is taken
- * from exactly the bytes written, so the copy is also the read that hashes it.
+ * Each member's SHA-256 is taken from exactly the bytes written, so the copy is also the read that
+ * hashes it.
  *
  * <p>The index comes first in the file but is only known once every member has been looked at. When
  * the caller knows each member's symbols, the layout is exact. When an {@link Inspector} finds them
@@ -63,28 +63,19 @@ public final class ArWriter {
    */
   static final int REUSE_LIMIT = 1 << 20;
 
-  /** Where a member's bytes come from. */
-  public sealed interface Content permits FileRange, InMemory {}
-
   /**
-   * Bytes at {@code offset} of {@code file}. Files are opened one at a time while writing, so
-   * thousands of members never hold thousands of open files.
+   * Where a member's bytes are: at {@code offset} of {@code file}. Files are opened one at a time
+   * while writing, so thousands of members never hold thousands of open files.
    */
-  public record FileRange(Path file, long offset) implements Content {}
-
-  /** Bytes the caller has already read. */
-  public record InMemory(byte[] bytes) implements Content {}
+  public record FileRange(Path file, long offset) {}
 
   /**
    * A member to write: {@code size} bytes from {@code content}, defining {@code symbols} (not read
    * when an {@link Inspector} finds them).
    */
-  public record Entry(String name, long size, List<String> symbols, Content content) {
+  public record Entry(String name, long size, List<String> symbols, FileRange content) {
     public Entry {
       symbols = List.copyOf(symbols);
-      if (content instanceof InMemory memory && memory.bytes().length != size) {
-        throw new IllegalArgumentException("member " + name + " has " + memory.bytes().length + " bytes, not " + size);
-      }
     }
 
     /** {@code size} bytes at {@code offset} of {@code source}. */
@@ -209,7 +200,7 @@ public final class ArWriter {
     Written again = write(target, known, threads);
     for (int i = 0; i < hashes.size(); i++) {
       if (!again.hashes().get(i).equals(hashes.get(i))) {
-        throw new SourceChangedException(describe(entries.get(i)) + " changed while the archive was written");
+        throw new SourceChangedException(entries.get(i).content.file() + " changed while the archive was written");
       }
     }
     return again;
@@ -400,18 +391,15 @@ public final class ArWriter {
   }
 
   /**
-   * Gives a member's whole content as one buffer: bytes the caller holds as they are, a file's read
-   * into a buffer this reader reuses, or mapped when larger than {@link #REUSE_LIMIT}. One per thread.
+   * Gives a member's whole content as one buffer: read into a buffer this reader reuses, or mapped
+   * when larger than {@link #REUSE_LIMIT}. One per thread.
    */
   static final class MemberReader {
     private ByteBuffer buffer = ByteBuffer.allocateDirect(0);
 
     /** The member's bytes, position 0 to its size; valid until the next call. */
     ByteBuffer read(Entry entry) throws IOException {
-      if (entry.content instanceof InMemory memory) {
-        return ByteBuffer.wrap(memory.bytes());
-      }
-      FileRange range = (FileRange) entry.content;
+      FileRange range = entry.content;
       try (FileChannel source = FileChannel.open(range.file(), StandardOpenOption.READ)) {
         if (entry.size > REUSE_LIMIT) {
           if (source.size() < range.offset() + entry.size) {
@@ -434,11 +422,7 @@ public final class ArWriter {
   }
 
   private static SourceChangedException endedEarly(Entry entry) {
-    return new SourceChangedException(describe(entry) + " ended before member '" + entry.name + "' was copied from it");
-  }
-
-  private static String describe(Entry entry) {
-    return entry.content instanceof FileRange range ? range.file().toString() : "member '" + entry.name + "'";
+    return new SourceChangedException(entry.content.file() + " ended before member '" + entry.name + "' was copied from it");
   }
 
   /** The buffer a thread is filling, and where in the file its contents go. */

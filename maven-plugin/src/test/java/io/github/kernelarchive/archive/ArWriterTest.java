@@ -35,9 +35,7 @@ class ArWriterTest {
       random.nextBytes(content);
       Path file = Files.write(dir.resolve("m" + i + ".bin"), content);
       String name = i % 4 == 0 ? "a-member-name-longer-than-sixteen-" + i + ".o" : "m" + i + ".o";
-      // Every third member comes from memory, as small objects do after inspection.
-      entries.add(new ArWriter.Entry(name, content.length, List.of("symbol_" + i), i % 3 == 2
-          ? new ArWriter.InMemory(content) : new ArWriter.FileRange(file, 0)));
+      entries.add(new ArWriter.Entry(name, file, 0, content.length, List.of("symbol_" + i)));
     }
     return entries;
   }

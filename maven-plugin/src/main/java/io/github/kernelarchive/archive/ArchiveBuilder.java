@@ -295,8 +295,8 @@ public final class ArchiveBuilder {
     ArWriter.Inspector inspector = (member, bytes) -> {
       Path object = inputs.get(member).object();
       try {
-        ElfObject parsed = requirements.check(bytes, "object " + object + " (member " + (member + 1) + " of archive '"
-            + name + "')", object);
+        ElfObject parsed = requirements.check(bytes,
+            () -> "object " + object + " (member " + (member + 1) + " of archive '" + name + "')", object);
         strongDefinitions.set(member, parsed.strongDefinitions());
         return parsed.definedExternalSymbols();
       } catch (ObjectRequirements.MemberProblem e) {

@@ -149,7 +149,7 @@ public final class ArchiveValidator {
       throw new ObjectRequirements.MemberProblem(where + " differs from " + plan.object()
           + " (SHA-256 mismatch: damaged or stale)");
     }
-    ElfObject elf = requirements.check(bytes, where, plan.object());
+    ElfObject elf = requirements.check(bytes, () -> where, plan.object());
     String unlisted = firstUnlisted(elf.definedExternalSymbols(), indexedSymbols);
     if (unlisted != null) {
       throw new ObjectRequirements.MemberProblem("the symbol index does not list '" + unlisted + "' defined by " + where);

@@ -289,7 +289,7 @@ public final class CompileStage {
       return BuildCache.Verdict.corrupt("the object differs from the SHA-256 recorded when it was stored");
     }
     try {
-      requirements.check(ByteBuffer.wrap(bytes), "the cached object", entry.payload());
+      requirements.check(ByteBuffer.wrap(bytes), () -> "the cached object", entry.payload());
     } catch (ObjectRequirements.MemberProblem e) {
       return BuildCache.Verdict.corrupt(e.getMessage());
     }

@@ -2,6 +2,7 @@ package io.github.kernelarchive.elf;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.function.Supplier;
 
 /**
  * What every archive member must be: a relocatable ELF object for the CPU the library is built
@@ -18,22 +19,23 @@ public final class ObjectRequirements {
   /**
    * Parses {@code bytes} and checks it.
    *
-   * @param where how messages name it, e.g. "member 'k.o' (position 3)"
+   * @param where how messages name it, e.g. "member 'k.o' (position 3)"; asked for only when there
+   *     is a problem (an archive checks thousands of members, nearly all of which pass)
    * @param object the file to rebuild when it is for another CPU
    */
-  public ElfObject check(ByteBuffer bytes, String where, Path object) throws MemberProblem {
+  public ElfObject check(ByteBuffer bytes, Supplier<String> where, Path object) throws MemberProblem {
     ElfObject elf;
     try {
       elf = ElfObject.parse(bytes);
     } catch (ElfFormatException e) {
-      throw new MemberProblem(where + " is not a valid object: " + e.getMessage());
+      throw new MemberProblem(where.get() + " is not a valid object: " + e.getMessage());
     }
     if (elf.type() != ElfObject.ET_REL) {
-      throw new MemberProblem(where + " is not a relocatable object (ELF type " + elf.type() + ")");
+      throw new MemberProblem(where.get() + " is not a relocatable object (ELF type " + elf.type() + ")");
     }
     if (elf.machine() != expectedMachine) {
       String expected = ElfObject.machineName(expectedMachine);
-      throw new MemberProblem(where + " is an " + ElfObject.machineName(elf.machine())
+      throw new MemberProblem(where.get() + " is an " + ElfObject.machineName(elf.machine())
           + " object but this library is built for " + expected + ". Rebuild " + object + " for " + expected
           + " or remove it.");
     }

@@ -57,18 +57,32 @@ public final class ArchiveStage {
   private final ArchiveValidator validator = new ArchiveValidator(ElfObject.hostMachine());
   private final PendingRecords records = new PendingRecords();
 
-  /** @param cache {@code null} when the cache is disabled */
+  /**
+   * @param cache {@code null} when the cache is disabled
+   * @param batchSize objects per {@code ar} call; 0: {@link #defaultBatchSize} for this archiver
+   */
   public ArchiveStage(Tool ar, ProcessRunner runner, BuildCache cache, int batchSize, int parallelism,
       Path outputDirectory, Path projectDirectory, ContentHashes hashes, BuildLog log) {
     this.ar = ar;
     this.runner = runner;
     this.cache = cache;
-    this.batchSize = batchSize;
+    this.batchSize = batchSize > 0 ? batchSize : defaultBatchSize(ar);
     this.parallelism = parallelism;
     this.outputDirectory = outputDirectory;
     this.headerPaths = new HeaderPaths(projectDirectory);
     this.hashes = hashes;
     this.log = log;
+  }
+
+  /**
+   * Objects per batch when {@code kernel.batchSize} is not set. Each {@code llvm-ar} start costs
+   * about 13-19 ms of CPU (loading libLLVM) and each member little (400 thin members 18 ms, 2,000
+   * 41 ms), so batches of 2,000 start a fifth as many processes as batches of 400: on 2 cores, 0.25 s
+   * less CPU and 0.12 s less wall time for 5,000 objects. GNU {@code ar} starts in 5 ms but its time
+   * per member grows with the batch (400: 18 ms, 1,000: 80 ms, 2,000: 276 ms): 400 stays its size.
+   */
+  static int defaultBatchSize(Tool ar) {
+    return ar.identity().contains("LLVM") ? 2000 : 400;
   }
 
   public Path archiveFile(String name) {

@@ -17,7 +17,7 @@ import java.util.List;
  * @param sourceSets host sources and the sources of each archive
  * @param objectSets prebuilt objects of archives (unit = archive name)
  * @param archiveNames every declared archive, in declaration order
- * @param batchSize objects per {@code ar} invocation
+ * @param batchSize objects per {@code ar} invocation; 0: the archiver's default (2000 for llvm-ar, 400 for GNU ar)
  * @param cacheDirectory the archive cache, {@code null} when disabled
  * @param cacheMaxBytes size cap of the cache (least recently used entries go first)
  * @param remoteCache the shared HTTP tier behind the local cache; {@code null}: none

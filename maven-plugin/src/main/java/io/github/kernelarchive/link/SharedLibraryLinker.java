@@ -21,8 +21,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Links objects into {@code lib<name>.so} with the C++ driver, through a response file. Relinks
@@ -95,9 +97,10 @@ public final class SharedLibraryLinker {
 
     String key;
     try (Trace.Span span = Trace.current().span("link inputs", "link")) {
-      List<String> options = new ArrayList<>(arguments);
-      request.objects().forEach(o -> options.remove(o.toString()));
-      request.archives().forEach(a -> options.remove(a.file().toString()));
+      Set<String> ownInputs = new HashSet<>();
+      request.objects().forEach(o -> ownInputs.add(o.toString()));
+      request.archives().forEach(a -> ownInputs.add(a.file().toString()));
+      List<String> options = arguments.stream().filter(a -> !ownInputs.contains(a)).toList();
       key = key(arguments, request, LinkInputs.of(driver, runner, options, outputDirectory));
     }
     Path keyFile = linkDirectory.resolve(fileName + ".key");
@@ -105,7 +108,7 @@ public final class SharedLibraryLinker {
       return new Result(library, false, linker.name());
     }
     // The build ID is the link key's: the linker would otherwise hash the whole library it wrote
-    // (mold: 0.2 s and 0.4 s of CPU for a library of 334 MB). Before <linkFlags>, which may set their own.
+    // (mold, 334 MB: 0.1-0.2 s of wall time, 0.2-0.4 s of CPU). Before <linkFlags>, which may set their own.
     arguments.add(userFlags, "-Wl,--build-id=0x" + buildId(key));
 
     // Before the linker: it would stop at the first multiple definition; this lists them all.
@@ -182,7 +185,7 @@ public final class SharedLibraryLinker {
   }
 
   /** The GNU build ID for a link key: 20 bytes, as long as the linkers' own SHA-1 IDs. */
-  static String buildId(String key) {
+  private static String buildId(String key) {
     return key.substring(0, 40);
   }
 }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.github.kernelarchive.compile.CompileOptions;
 import io.github.kernelarchive.scan.SourceSet;
@@ -34,12 +33,7 @@ class BuildIdTest {
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"bfd", "gold", "lld", "mold"})
   void everyLinkerWritesTheKeysBuildId(String linker) throws Exception {
-    boolean installed = System.getenv("PATH").lines().flatMap(p -> List.of(p.split(":")).stream())
-        .anyMatch(p -> Files.isExecutable(Path.of(p, "ld." + linker)));
-    if (!installed) {
-      System.out.println("SKIPPED: ld." + linker + " is not installed; its build ID is not tested");
-    }
-    assumeTrue(installed, "ld." + linker + " is not installed");
+    Installed.assumeOnPath("ld." + linker, "its build ID");
     Path project = project("p", 1);
 
     BuildSummary summary = build(project, linker, List.of());

@@ -2,7 +2,6 @@ package io.github.kernelarchive.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.github.kernelarchive.compile.CompileOptions;
 import io.github.kernelarchive.scan.SourceSet;
@@ -26,12 +25,7 @@ class DefaultBatchSizeTest {
 
   @Test
   void batchesFollowTheArchiver() throws Exception {
-    boolean llvmAr = System.getenv("PATH").lines().flatMap(p -> List.of(p.split(":")).stream())
-        .anyMatch(p -> Files.isExecutable(Path.of(p, "llvm-ar")));
-    if (!llvmAr) {
-      System.out.println("SKIPPED: llvm-ar is not installed; its default batch size is not tested");
-    }
-    assumeTrue(llvmAr, "llvm-ar is not installed");
+    Installed.assumeOnPath("llvm-ar", "its default batch size");
     Path objects = objects();
 
     BuildSummary llvm = build("llvm", objects, "llvm-ar");

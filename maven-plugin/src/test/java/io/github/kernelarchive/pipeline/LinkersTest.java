@@ -2,7 +2,6 @@ package io.github.kernelarchive.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.github.kernelarchive.compile.CompileOptions;
 import io.github.kernelarchive.scan.SourceSet;
@@ -47,13 +46,7 @@ class LinkersTest {
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"bfd", "gold", "lld", "mold"})
   void eachCopyKeepsItsOwnKernels(String linker) throws Exception {
-    String executable = "ld." + linker;
-    boolean installed = System.getenv("PATH").lines().flatMap(p -> List.of(p.split(":")).stream())
-        .anyMatch(p -> Files.isExecutable(Path.of(p, executable)));
-    if (!installed) {
-      System.out.println("SKIPPED: " + executable + " is not installed; the " + linker + " link is not tested");
-    }
-    assumeTrue(installed, executable + " is not installed");
+    Installed.assumeOnPath("ld." + linker, "the " + linker + " link");
 
     Path a = library("a", 1, linker);
     Path b = library("b", 2, linker);

@@ -8,6 +8,7 @@ import io.github.kernelarchive.elf.ElfSymbol;
 import io.github.kernelarchive.util.AtomicFiles;
 import io.github.kernelarchive.util.Paths;
 import java.io.IOException;
+import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -28,15 +29,19 @@ import java.util.regex.Pattern;
 public final class ExportAudit {
 
   /** What the library exports and needs, as written to the report. */
-  public record Report(String soname, List<String> needed, List<String> rpaths, List<String> exports) {}
+  /** @param buildId the GNU build ID in hex, empty when the library has none */
+  public record Report(String soname, String buildId, List<String> needed, List<String> rpaths, List<String> exports) {}
 
   private ExportAudit() {}
 
   public static Report audit(Path library, List<String> patterns, List<Path> objects, List<Path> archives,
       Path projectDirectory, Path reportFile) throws IOException, BuildFailureException {
     ElfObject elf;
+    String buildId;
     try (FileChannel channel = FileChannel.open(library, StandardOpenOption.READ)) {
-      elf = ElfObject.parse(channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size()));
+      MappedByteBuffer bytes = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size());
+      elf = ElfObject.parse(bytes);
+      buildId = ElfObject.buildId(bytes).orElse("");
     } catch (ElfFormatException e) {
       throw new IOException(library + " is not a valid shared library: " + e.getMessage(), e);
     }
@@ -65,7 +70,7 @@ public final class ExportAudit {
         }
       }
     }
-    Report report = new Report(soname, needed, rpaths, exports);
+    Report report = new Report(soname, buildId, needed, rpaths, exports);
     writeReport(reportFile, library, report);
 
     List<String> problems = new ArrayList<>();
@@ -146,6 +151,9 @@ public final class ExportAudit {
   private static void writeReport(Path file, Path library, Report report) throws IOException {
     StringBuilder text = new StringBuilder("library ").append(library).append('\n');
     text.append("SONAME ").append(report.soname()).append('\n');
+    if (!report.buildId().isEmpty()) {
+      text.append("BUILD_ID ").append(report.buildId()).append('\n');
+    }
     report.needed().forEach(n -> text.append("NEEDED ").append(n).append('\n'));
     report.rpaths().forEach(r -> text.append(r).append('\n'));
     text.append("exports ").append(report.exports().size()).append('\n');

@@ -4,8 +4,10 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The parts of an ELF file the build checks: class, type, machine, and the symbols that link
@@ -22,6 +24,8 @@ public final class ElfObject {
   private static final int SHT_SYMTAB = 2;
   private static final int SHT_DYNAMIC = 6;
   private static final int SHT_DYNSYM = 11;
+  private static final int SHT_NOTE = 7;
+  private static final int NT_GNU_BUILD_ID = 3;
   public static final long DT_NEEDED = 1;
   public static final long DT_SONAME = 14;
   public static final long DT_RPATH = 15;
@@ -171,6 +175,58 @@ public final class ElfObject {
       }
     }
     return new ElfObject(type, machine, List.copyOf(symbols), List.copyOf(dynamicSymbols), List.copyOf(dynamicEntries));
+  }
+
+  /**
+   * The GNU build ID of a linked file ({@code .note.gnu.build-id}), in hex; empty when it has none.
+   * Apart from {@link #parse}, which reads thousands of objects per build and needs no notes.
+   */
+  public static Optional<String> buildId(ByteBuffer data) throws ElfFormatException {
+    ByteBuffer elf = data.slice();
+    if (!looksLikeElf(elf) || elf.limit() < 64 || elf.get(4) != 2) {
+      throw new ElfFormatException("not a 64-bit ELF file");
+    }
+    elf.order(elf.get(5) == 2 ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+    long sectionHeaders = elf.getLong(40);
+    int entrySize = Short.toUnsignedInt(elf.getShort(58));
+    int count = Short.toUnsignedInt(elf.getShort(60));
+    if (count > 0 && (entrySize < 64 || sectionHeaders < 0 || sectionHeaders > elf.limit() - (long) entrySize * count)) {
+      throw new ElfFormatException("section header table lies outside the file (truncated or corrupt)");
+    }
+    for (int i = 0; i < count; i++) {
+      int header = (int) (sectionHeaders + (long) i * entrySize);
+      if (elf.getInt(header + 4) != SHT_NOTE) {
+        continue;
+      }
+      Section notes = section(elf, header);
+      // Each note: name size, description size, type, then name and description, each padded to
+      // the section's alignment: 4, or 8 where it says so (.note.gnu.property in 64-bit files).
+      long pad = elf.getLong(header + 48) == 8 ? 7 : 3;
+      for (long at = notes.offset; at + 12 <= notes.offset + notes.size; ) {
+        long nameSize = Integer.toUnsignedLong(elf.getInt((int) at));
+        long descriptionSize = Integer.toUnsignedLong(elf.getInt((int) at + 4));
+        int type = elf.getInt((int) at + 8);
+        long name = at + 12;
+        long description = (name + nameSize + pad) & ~pad;
+        long next = (description + descriptionSize + pad) & ~pad;
+        // Only the padding of the last note may lie past the section (ld.bfd leaves it out).
+        if (description + descriptionSize > notes.offset + notes.size) {
+          throw new ElfFormatException("a note runs past the end of its section");
+        }
+        if (type == NT_GNU_BUILD_ID && nameSize == 4 && isGnu(elf, (int) name)) {
+          byte[] id = new byte[(int) descriptionSize];
+          elf.get((int) description, id);
+          return Optional.of(HexFormat.of().formatHex(id));
+        }
+        at = next;
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Whether the note name at {@code at} is "GNU" with its terminating zero. */
+  private static boolean isGnu(ByteBuffer elf, int at) {
+    return elf.get(at) == 'G' && elf.get(at + 1) == 'N' && elf.get(at + 2) == 'U' && elf.get(at + 3) == 0;
   }
 
   private record Section(long offset, long size) {}

@@ -71,6 +71,7 @@ class ReadersFuzzTest {
       elf.symbols();
       elf.dynamicSymbols();
       elf.dynamicEntries();
+      ElfObject.buildId(ByteBuffer.wrap(data));
     } catch (ElfFormatException e) {
       // fine
     }

@@ -40,6 +40,8 @@ class BuildIdTest {
 
     String key = Files.readString(project.resolve("target/kernel/link/libp.so.key"));
     assertEquals(key.substring(0, 40), buildId(summary.library()));
+    assertTrue(Files.readString(project.resolve("target/kernel/audit.txt")).contains("BUILD_ID " + key.substring(0, 40)),
+        "audit.txt names the build ID");
   }
 
   @Test

@@ -28,8 +28,11 @@ import java.util.regex.Pattern;
  */
 public final class ExportAudit {
 
-  /** What the library exports and needs, as written to the report. */
-  /** @param buildId the GNU build ID in hex, empty when the library has none */
+  /**
+   * What the library exports and needs, as written to the report.
+   *
+   * @param buildId the GNU build ID in hex, empty when the library has none
+   */
   public record Report(String soname, String buildId, List<String> needed, List<String> rpaths, List<String> exports) {}
 
   private ExportAudit() {}

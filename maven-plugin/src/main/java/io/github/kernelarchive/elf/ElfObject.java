@@ -110,29 +110,12 @@ public final class ElfObject {
 
   /** Parses the object in {@code data} (position to limit). */
   public static ElfObject parse(ByteBuffer data) throws ElfFormatException {
-    ByteBuffer elf = data.slice();
-    if (!looksLikeElf(elf)) {
-      throw new ElfFormatException("not an ELF file (no \\x7fELF magic)");
-    }
-    if (elf.limit() < 64) {
-      throw new ElfFormatException("truncated ELF header");
-    }
-    if (elf.get(4) != 2) {
-      throw new ElfFormatException("32-bit ELF; only 64-bit objects are supported");
-    }
-    elf.order(elf.get(5) == 2 ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer elf = header(data);
     int type = Short.toUnsignedInt(elf.getShort(16));
     int machine = Short.toUnsignedInt(elf.getShort(18));
     long sectionHeaders = elf.getLong(40);
     int entrySize = Short.toUnsignedInt(elf.getShort(58));
-    int count = Short.toUnsignedInt(elf.getShort(60));
-    if (count == 0) {
-      return new ElfObject(type, machine, List.of(), List.of(), List.of());
-    }
-    // Written so that no sum of file-controlled values can overflow.
-    if (entrySize < 64 || sectionHeaders < 0 || sectionHeaders > elf.limit() - (long) entrySize * count) {
-      throw new ElfFormatException("section header table lies outside the file (truncated or corrupt)");
-    }
+    int count = sectionCount(elf);
     List<ElfSymbol> symbols = new ArrayList<>();
     List<ElfSymbol> dynamicSymbols = new ArrayList<>();
     List<DynamicEntry> dynamicEntries = new ArrayList<>();
@@ -182,17 +165,10 @@ public final class ElfObject {
    * Apart from {@link #parse}, which reads thousands of objects per build and needs no notes.
    */
   public static Optional<String> buildId(ByteBuffer data) throws ElfFormatException {
-    ByteBuffer elf = data.slice();
-    if (!looksLikeElf(elf) || elf.limit() < 64 || elf.get(4) != 2) {
-      throw new ElfFormatException("not a 64-bit ELF file");
-    }
-    elf.order(elf.get(5) == 2 ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer elf = header(data);
     long sectionHeaders = elf.getLong(40);
     int entrySize = Short.toUnsignedInt(elf.getShort(58));
-    int count = Short.toUnsignedInt(elf.getShort(60));
-    if (count > 0 && (entrySize < 64 || sectionHeaders < 0 || sectionHeaders > elf.limit() - (long) entrySize * count)) {
-      throw new ElfFormatException("section header table lies outside the file (truncated or corrupt)");
-    }
+    int count = sectionCount(elf);
     for (int i = 0; i < count; i++) {
       int header = (int) (sectionHeaders + (long) i * entrySize);
       if (elf.getInt(header + 4) != SHT_NOTE) {
@@ -227,6 +203,33 @@ public final class ElfObject {
   /** Whether the note name at {@code at} is "GNU" with its terminating zero. */
   private static boolean isGnu(ByteBuffer elf, int at) {
     return elf.get(at) == 'G' && elf.get(at + 1) == 'N' && elf.get(at + 2) == 'U' && elf.get(at + 3) == 0;
+  }
+
+  /** The file in {@code data} (position to limit), checked to be 64-bit ELF, in its byte order. */
+  private static ByteBuffer header(ByteBuffer data) throws ElfFormatException {
+    ByteBuffer elf = data.slice();
+    if (!looksLikeElf(elf)) {
+      throw new ElfFormatException("not an ELF file (no \\x7fELF magic)");
+    }
+    if (elf.limit() < 64) {
+      throw new ElfFormatException("truncated ELF header");
+    }
+    if (elf.get(4) != 2) {
+      throw new ElfFormatException("32-bit ELF; only 64-bit objects are supported");
+    }
+    return elf.order(elf.get(5) == 2 ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+  }
+
+  /** How many section headers there are, checked to lie inside the file. */
+  private static int sectionCount(ByteBuffer elf) throws ElfFormatException {
+    long sectionHeaders = elf.getLong(40);
+    int entrySize = Short.toUnsignedInt(elf.getShort(58));
+    int count = Short.toUnsignedInt(elf.getShort(60));
+    // Written so that no sum of file-controlled values can overflow.
+    if (count > 0 && (entrySize < 64 || sectionHeaders < 0 || sectionHeaders > elf.limit() - (long) entrySize * count)) {
+      throw new ElfFormatException("section header table lies outside the file (truncated or corrupt)");
+    }
+    return count;
   }
 
   private record Section(long offset, long size) {}

@@ -76,7 +76,12 @@ final class LinkInputs {
     return command == null ? List.of() : words(command);
   }
 
-  /** Splits a command as the drivers print it: words apart by spaces, double quotes with backslash escapes. */
+  /**
+   * Splits a command as the drivers print it: words apart by spaces, double quotes with backslash
+   * escapes. Not Plexus Utils' {@code CommandLineUtils.translateCommandline}: it keeps the
+   * backslashes GCC puts before a quote or backslash inside a quoted path ({@code "say \"hi\""}
+   * comes out as {@code say \hi\}).
+   */
   static List<String> words(String command) {
     List<String> words = new ArrayList<>();
     StringBuilder word = null;

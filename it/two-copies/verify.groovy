@@ -4,7 +4,7 @@ def runs = check.invocations(basedir)
 assert runs[2].contains('/static-a/target/kernel/liba.so (linked with gold)'): runs[2]
 def exe = new File(basedir, 'target/load-both')
 exe.parentFile.mkdirs()
-check.sh(['cc', '-o', exe.path, new File(basedir, 'load-both.c').path, '-ldl'], basedir)
+check.sh(['cc', '-o', exe.path, new File(itLib, 'load-both.c').path, '-ldl'], basedir)
 def lib = { String module, String name -> new File(basedir, "${module}/target/kernel/lib${name}.so").path }
 def load = { String first, String firstSymbol, String second, String secondSymbol ->
   check.sh([exe.path, first, firstSymbol, second, secondSymbol], basedir).trim()

@@ -32,16 +32,23 @@ public final class ExportAudit {
    * What the library exports and needs, as written to the report.
    *
    * @param buildId the GNU build ID in hex, empty when the library has none
+   * @param exports the exported names, sorted
+   * @param versionedExports the same with their version as {@code nm -D} prints it ({@code kv_report@@KV_2.0})
    */
-  public record Report(String soname, String buildId, List<String> needed, List<String> rpaths, List<String> exports) {}
+  public record Report(String soname, String buildId, List<String> needed, List<String> rpaths, List<String> exports,
+      List<String> versionedExports) {}
 
   private ExportAudit() {}
 
-  public static Report audit(Path library, List<String> patterns, List<Path> objects, List<Path> archives,
+  /**
+   * @param file the linked library, possibly still under a temporary name
+   * @param library the name it is published under, which the report and messages use
+   */
+  public static Report audit(Path file, Path library, List<String> patterns, List<Path> objects, List<Path> archives,
       Path projectDirectory, Path reportFile) throws IOException, BuildFailureException {
     ElfObject elf;
     String buildId;
-    try (FileChannel channel = FileChannel.open(library, StandardOpenOption.READ)) {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
       MappedByteBuffer bytes = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size());
       elf = ElfObject.parse(bytes);
       buildId = ElfObject.buildId(bytes).orElse("");
@@ -49,16 +56,20 @@ public final class ExportAudit {
       throw new IOException(library + " is not a valid shared library: " + e.getMessage(), e);
     }
     List<String> exports = new ArrayList<>();
+    List<String> versioned = new ArrayList<>();
     List<String> unique = new ArrayList<>();
     for (ElfSymbol symbol : elf.dynamicSymbols()) {
-      if (symbol.isDefined() && symbol.isExternal() && symbol.isVisible() && !symbol.name().isEmpty()) {
+      if (symbol.isDefined() && symbol.isExternal() && symbol.isVisible() && !symbol.name().isEmpty()
+          && !symbol.isVersionNode()) {
         exports.add(symbol.name());
+        versioned.add(symbol.name() + symbol.version());
         if (symbol.binding() == ElfSymbol.GNU_UNIQUE) {
           unique.add(symbol.name());
         }
       }
     }
     exports.sort(null);
+    versioned.sort(null);
     String soname = "";
     List<String> needed = new ArrayList<>();
     List<String> rpaths = new ArrayList<>();
@@ -73,8 +84,7 @@ public final class ExportAudit {
         }
       }
     }
-    Report report = new Report(soname, buildId, needed, rpaths, exports);
-    writeReport(reportFile, library, report);
+    Report report = new Report(soname, buildId, needed, rpaths, exports, versioned);
 
     List<String> problems = new ArrayList<>();
     if (!patterns.isEmpty()) {
@@ -121,6 +131,7 @@ public final class ExportAudit {
             + " installed: use $ORIGIN-relative paths in <linkFlags>");
       }
     }
+    writeReport(reportFile, library, report, problems);
     if (!problems.isEmpty()) {
       throw new BuildFailureException("Audit of " + library.getFileName() + " failed (" + problems.size()
           + " problem(s); report in " + reportFile + "):\n  " + String.join("\n  ", problems));
@@ -151,8 +162,13 @@ public final class ExportAudit {
     return Pattern.compile(regex.toString());
   }
 
-  private static void writeReport(Path file, Path library, Report report) throws IOException {
+  /** The report, with the problems first when there are any (then the library was not published). */
+  private static void writeReport(Path file, Path library, Report report, List<String> problems) throws IOException {
     StringBuilder text = new StringBuilder("library ").append(library).append('\n');
+    if (!problems.isEmpty()) {
+      text.append("FAILED, not published: ").append(problems.size()).append(" problem(s)\n");
+      problems.forEach(p -> text.append("  ").append(p).append('\n'));
+    }
     text.append("SONAME ").append(report.soname()).append('\n');
     if (!report.buildId().isEmpty()) {
       text.append("BUILD_ID ").append(report.buildId()).append('\n');
@@ -160,7 +176,7 @@ public final class ExportAudit {
     report.needed().forEach(n -> text.append("NEEDED ").append(n).append('\n'));
     report.rpaths().forEach(r -> text.append(r).append('\n'));
     text.append("exports ").append(report.exports().size()).append('\n');
-    report.exports().forEach(e -> text.append("  ").append(e).append('\n'));
+    report.versionedExports().forEach(e -> text.append("  ").append(e).append('\n'));
     AtomicFiles.write(file, text.toString().getBytes(StandardCharsets.UTF_8));
   }
 }

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +26,9 @@ public final class ElfObject {
   private static final int SHT_DYNAMIC = 6;
   private static final int SHT_DYNSYM = 11;
   private static final int SHT_NOTE = 7;
+  private static final int SHT_GNU_VERDEF = 0x6ffffffd;
+  private static final int SHT_GNU_VERSYM = 0x6fffffff;
+  private static final int VERSYM_HIDDEN = 0x8000;
   private static final int NT_GNU_BUILD_ID = 3;
   public static final long DT_NEEDED = 1;
   public static final long DT_SONAME = 14;
@@ -141,6 +145,7 @@ public final class ElfObject {
         continue;
       }
       List<ElfSymbol> target = sectionType == SHT_SYMTAB ? symbols : dynamicSymbols;
+      List<String> versions = sectionType == SHT_DYNSYM ? symbolVersions(elf, sectionHeaders, entrySize, count) : List.of();
       long symbolSize = elf.getLong(header + 56);
       if (symbolSize == 0) {
         symbolSize = 24;
@@ -153,11 +158,71 @@ public final class ElfObject {
         if (info >> 4 == ElfSymbol.LOCAL) {
           continue;
         }
+        int index = (int) ((at - table.offset) / symbolSize);
         target.add(new ElfSymbol(string(elf, strings, Integer.toUnsignedLong(elf.getInt(p))), info >> 4,
-            info & 0xf, Short.toUnsignedInt(elf.getShort(p + 6)), elf.get(p + 5) & 0x3));
+            info & 0xf, Short.toUnsignedInt(elf.getShort(p + 6)), elf.get(p + 5) & 0x3,
+            index < versions.size() ? versions.get(index) : ""));
       }
     }
     return new ElfObject(type, machine, List.copyOf(symbols), List.copyOf(dynamicSymbols), List.copyOf(dynamicEntries));
+  }
+
+  /**
+   * The version of each dynamic symbol, by its index in {@code .dynsym}, as {@code nm -D} appends
+   * it ({@code @@NODE}, {@code @NODE} for a hidden one, empty when unversioned): {@code .gnu.version}
+   * holds an index per symbol, {@code .gnu.version_d} the nodes this file defines. Indexes that
+   * name no definition (an import's required version, from {@code .gnu.version_r}) read as empty:
+   * the checks look at what a library exports. Empty when the file has no version sections.
+   */
+  private static List<String> symbolVersions(ByteBuffer elf, long sectionHeaders, int entrySize, int count)
+      throws ElfFormatException {
+    Section versym = null;
+    Map<Integer, String> nodes = new HashMap<>();
+    for (int i = 0; i < count; i++) {
+      int header = (int) (sectionHeaders + (long) i * entrySize);
+      int type = elf.getInt(header + 4);
+      if (type == SHT_GNU_VERSYM) {
+        versym = section(elf, header);
+      } else if (type == SHT_GNU_VERDEF) {
+        int linked = elf.getInt(header + 40);
+        if (linked <= 0 || linked >= count) {
+          throw new ElfFormatException("the version definitions link to a missing string table");
+        }
+        Section strings = section(elf, (int) (sectionHeaders + (long) linked * entrySize));
+        Section definitions = section(elf, header);
+        // Verdef: version, flags, index, aux count (2 bytes each), hash, aux offset, next offset
+        // (4 each); its first Verdaux (name, next) holds the node's name.
+        long at = definitions.offset;
+        for (int n = 0; n < elf.getInt(header + 44) && n < 65536; n++) {
+          if (at < definitions.offset || at + 20 > definitions.offset + definitions.size) {
+            throw new ElfFormatException("a version definition lies outside its section");
+          }
+          int index = Short.toUnsignedInt(elf.getShort((int) at + 4));
+          long aux = at + Integer.toUnsignedLong(elf.getInt((int) at + 12));
+          if (aux + 8 > definitions.offset + definitions.size) {
+            throw new ElfFormatException("a version definition's name lies outside its section");
+          }
+          nodes.put(index, string(elf, strings, Integer.toUnsignedLong(elf.getInt((int) aux))));
+          long next = Integer.toUnsignedLong(elf.getInt((int) at + 16));
+          if (next == 0) {
+            break;
+          }
+          at += next;
+        }
+      }
+    }
+    if (versym == null) {
+      return List.of();
+    }
+    List<String> versions = new ArrayList<>();
+    for (long at = versym.offset; at + 2 <= versym.offset + versym.size; at += 2) {
+      int value = Short.toUnsignedInt(elf.getShort((int) at));
+      int index = value & ~VERSYM_HIDDEN;
+      // 0 and 1 are "local" and "global, unversioned"; 1 is also the base definition (the file's own name).
+      String node = index > 1 ? nodes.get(index) : null;
+      versions.add(node == null ? "" : ((value & VERSYM_HIDDEN) != 0 ? "@" : "@@") + node);
+    }
+    return versions;
   }
 
   /**

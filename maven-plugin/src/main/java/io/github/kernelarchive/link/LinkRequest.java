@@ -15,11 +15,14 @@ import java.util.List;
  * @param sharedLibraries this project's other libraries the library depends on (by SONAME, found
  *     through {@code $ORIGIN})
  * @param exports symbol patterns of the public API; empty exports every visible symbol
+ * @param symbolVersion the version node of the exports ({@link SymbolVersion}); null leaves them
+ *     unversioned (the plain layout)
  * @param linkFlags extra flags from the user, after the objects
  * @param cudaLibraryDirectory where {@code libcudart_static.a} lives, when CUDA objects are linked
  */
 public record LinkRequest(String libraryName, List<Path> objects, List<Archive> archives, boolean privateArchives,
-    List<Path> sharedLibraries, List<String> exports, List<String> linkFlags, Path cudaLibraryDirectory) {
+    List<Path> sharedLibraries, List<String> exports, String symbolVersion, List<String> linkFlags,
+    Path cudaLibraryDirectory) {
 
   /**
    * An archive and its content hash (known from its manifest, so the link key need not re-read

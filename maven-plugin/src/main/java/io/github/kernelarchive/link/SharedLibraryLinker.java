@@ -33,9 +33,19 @@ import java.util.Set;
  * GNU build ID comes from the link key instead of a hash of the written library.
  */
 public final class SharedLibraryLinker {
-  private static final String KEY_FORMAT = "kernel-archive link key 2";
+  private static final String KEY_FORMAT = "kernel-archive link key 3";
 
   public record Result(Path library, boolean relinked, String linker) {}
+
+  /**
+   * A check of the written library (the export audit) before consumers can pick it up under its
+   * name; when it fails, neither the new library nor the one an earlier build left is published.
+   */
+  @FunctionalInterface
+  public interface Check {
+    /** @param written the file to read; @param library the name it is published under */
+    void verify(Path written, Path library) throws IOException, BuildFailureException;
+  }
 
   private final Tool driver;
   private final Linker linker;
@@ -57,6 +67,11 @@ public final class SharedLibraryLinker {
   }
 
   public Result link(LinkRequest request) throws IOException, BuildFailureException, ToolchainException {
+    return link(request, (written, library) -> {});
+  }
+
+  /** Links, and publishes the library only once {@code check} passed on it. */
+  public Result link(LinkRequest request, Check check) throws IOException, BuildFailureException, ToolchainException {
     String fileName = "lib" + request.libraryName() + ".so";
     Path library = outputDirectory.resolve(fileName);
     Path linkDirectory = outputDirectory.resolve("link");
@@ -64,9 +79,16 @@ public final class SharedLibraryLinker {
 
     List<String> arguments = new ArrayList<>(linker.driverFlags());
     arguments.addAll(List.of("-shared", "-Wl,-soname," + fileName));
+    if (request.privateArchives()) {
+      // The library's calls to its own exported functions bind to its own definitions at link
+      // time, so a second copy of the same API loaded earlier cannot take them over. Functions
+      // only: exported data stays interposable, because an executable may hold a copy-relocated
+      // instance of it that the library must use too (docs/configuration.md).
+      arguments.add("-Wl,-Bsymbolic-functions");
+    }
     String script = request.exports().isEmpty()
-        ? exportAllScript(SystemHeaderSymbols.uniqueIn(request.objects()))
-        : versionScript(request.exports());
+        ? exportAllScript(request.symbolVersion(), SystemHeaderSymbols.uniqueIn(request.objects()))
+        : versionScript(request.symbolVersion(), request.exports());
     if (script != null) {
       Path versionScript = linkDirectory.resolve(request.libraryName() + ".map");
       AtomicFiles.write(versionScript, script.getBytes(StandardCharsets.UTF_8));
@@ -105,6 +127,7 @@ public final class SharedLibraryLinker {
     }
     Path keyFile = linkDirectory.resolve(fileName + ".key");
     if (KeyFile.upToDate(library, keyFile, key)) {
+      verifyOrWithdraw(check, library, library, keyFile);
       return new Result(library, false, linker.name());
     }
     // The build ID is the link key's: the linker would otherwise hash the whole library it wrote
@@ -133,6 +156,7 @@ public final class SharedLibraryLinker {
             + result.output().strip()
             + "\nThe full command is in " + linkDirectory.resolve(fileName + ".rsp") + ".");
       }
+      verifyOrWithdraw(check, temporary, library, keyFile);
       AtomicFiles.publish(temporary, library);
     } finally {
       Files.deleteIfExists(temporary);
@@ -141,8 +165,24 @@ public final class SharedLibraryLinker {
     return new Result(library, true, linker.name());
   }
 
-  static String versionScript(List<String> exports) {
-    StringBuilder script = new StringBuilder("{\n  global:\n");
+  /** Runs the check; when it fails, removes the library an earlier build published, and its key. */
+  private static void verifyOrWithdraw(Check check, Path written, Path library, Path keyFile)
+      throws IOException, BuildFailureException {
+    try {
+      check.verify(written, library);
+    } catch (BuildFailureException e) {
+      Files.deleteIfExists(library);
+      Files.deleteIfExists(keyFile);
+      throw e;
+    }
+  }
+
+  /**
+   * Exports global, everything else local; under the version node {@code node} when there is one
+   * (an anonymous node, unversioned, when it is null).
+   */
+  static String versionScript(String node, List<String> exports) {
+    StringBuilder script = new StringBuilder(node == null ? "" : node + " ").append("{\n  global:\n");
     for (String pattern : exports) {
       script.append("    ").append(pattern).append(";\n");
     }
@@ -150,15 +190,19 @@ public final class SharedLibraryLinker {
   }
 
   /**
-   * Without {@code <exports>} every visible symbol is exported, except the standard library's
-   * unique statics (see {@link SystemHeaderSymbols}), kept local by name; null when there are none.
+   * Without {@code <exports>} every visible symbol is exported, under the version node {@code node}
+   * when there is one, except the standard library's unique statics (see {@link SystemHeaderSymbols}),
+   * kept local by name; null when there is nothing to say (no node, nothing kept local).
    */
-  public static String exportAllScript(List<String> keptLocal) {
-    if (keptLocal.isEmpty()) {
+  public static String exportAllScript(String node, List<String> keptLocal) {
+    if (node == null && keptLocal.isEmpty()) {
       return null;
     }
-    StringBuilder script = new StringBuilder("{\n  global:\n    *;\n  local:\n");
-    keptLocal.forEach(name -> script.append("    ").append(name).append(";\n"));
+    StringBuilder script = new StringBuilder(node == null ? "" : node + " ").append("{\n  global:\n    *;\n");
+    if (!keptLocal.isEmpty()) {
+      script.append("  local:\n");
+      keptLocal.forEach(name -> script.append("    ").append(name).append(";\n"));
+    }
     return script.append("};\n").toString();
   }
 
@@ -173,6 +217,7 @@ public final class SharedLibraryLinker {
     List<String> parts = new ArrayList<>(List.of(KEY_FORMAT, driver.identity(), linker.identity()));
     arguments.forEach(a -> parts.add(a.replace(output, "${output}")));
     parts.addAll(request.exports());
+    parts.add(String.valueOf(request.symbolVersion()));
     for (Path object : request.objects()) {
       parts.add(hashes.of(object).orElseThrow(() -> new IOException("cannot read " + object)));
     }

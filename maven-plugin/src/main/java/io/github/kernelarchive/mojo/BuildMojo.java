@@ -4,6 +4,7 @@ import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.compile.CompileOptions;
 import io.github.kernelarchive.deps.NativeDependency;
+import io.github.kernelarchive.link.SymbolVersion;
 import io.github.kernelarchive.pipeline.BuildSummary;
 import io.github.kernelarchive.pipeline.KernelBuild;
 import io.github.kernelarchive.pipeline.KernelBuildRequest;
@@ -132,6 +133,15 @@ public class BuildMojo extends AbstractMojo {
   /** Public API symbol patterns; every other symbol stays private. Empty: export all visible symbols. */
   @Parameter
   private List<String> exports = new ArrayList<>();
+
+  /**
+   * Symbol version node of the exports when linked privately, so that what links against this
+   * build binds its symbols even where another build of the library was loaded first. Default:
+   * {@code <LIBRARY>_<project version>}, e.g. {@code KV_2.0}. Set a fixed one (e.g. {@code KV_2}) to
+   * keep programs linked against one release loadable with the next.
+   */
+  @Parameter(property = "kernel.symbolVersion")
+  private String symbolVersion;
 
   /** Extra flags for the final link. */
   @Parameter
@@ -304,7 +314,8 @@ public class BuildMojo extends AbstractMojo {
             cacheRemoteConnectTimeout, cacheRemoteReadTimeout, session.isOffline(), settings, settingsDecrypter,
             getLog()) : null,
         staticLink, nativeDependencies(),
-        dependencyRoot.toPath(), sitePackages.stream().map(File::toPath).toList(), cudaRuntime());
+        dependencyRoot.toPath(), sitePackages.stream().map(File::toPath).toList(), cudaRuntime(),
+        symbolVersion != null ? symbolVersion : SymbolVersion.defaultFor(library, project.getVersion()));
   }
 
   private String cudaRuntime() throws MojoFailureException {

@@ -20,6 +20,7 @@ import io.github.kernelarchive.deps.DependencyStage;
 import io.github.kernelarchive.link.DeviceLinker;
 import io.github.kernelarchive.link.LinkRequest;
 import io.github.kernelarchive.link.SharedLibraryLinker;
+import io.github.kernelarchive.link.SymbolVersion;
 import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.scan.SourceFile;
 import io.github.kernelarchive.scan.SourceScanner;
@@ -60,6 +61,9 @@ public final class KernelBuild {
   public BuildSummary run(KernelBuildRequest request)
       throws BuildFailureException, ToolchainException, IOException, InterruptedException {
     checkWritable(request.outputDirectory());
+    if (request.staticLink()) {
+      SymbolVersion.requireValid(request.symbolVersion());
+    }
     Trace trace = Trace.start();
     Toolchain toolchain = new Toolchain(request.toolchain(), environment);
     Thread lookup = toolchain.identifyAhead(!request.archiveNames().isEmpty());
@@ -307,27 +311,28 @@ public final class KernelBuild {
     return requests;
   }
 
-  /** Device link, stubs and the library, then the audit of what it exports. */
+  /** Device link, stubs and the library, audited before it is published under its name. */
   private Linked link(KernelBuildRequest request, Plan plan, Archived archived)
       throws ToolchainException, IOException, BuildFailureException {
     long start = System.nanoTime();
-    Libraries both = linkLibraries(request, plan.prepared(), archived.archives(), plan.toolchain(), plan.hashes(),
-        plan.dependencies());
-    int exports = 0;
-    if (both.main() != null) {
+    List<ExportAudit.Report> audited = new ArrayList<>();
+    SharedLibraryLinker.Check audit = (written, library) -> {
       try (Trace.Span span = Trace.current().span("audit", "link")) {
-        exports = ExportAudit.audit(both.main().library(), request.exports(), hostObjects(plan.prepared()),
+        audited.add(ExportAudit.audit(written, library, request.exports(), hostObjects(plan.prepared()),
             archived.archives().values().stream().map(Outcome::archive).toList(), request.projectDirectory(),
-            request.outputDirectory().resolve("audit.txt")).exports().size();
+            request.outputDirectory().resolve("audit.txt")));
       }
-    }
+    };
+    Libraries both = linkLibraries(request, plan.prepared(), archived.archives(), plan.toolchain(), plan.hashes(),
+        plan.dependencies(), audit);
+    int exports = audited.isEmpty() ? 0 : audited.get(0).exports().size();
     return new Linked(both.main(), both.archiveLibraries(), exports, millisSince(start));
   }
 
   /** The library, and with {@code staticLink=false} first one plain shared library per archive. */
   private Libraries linkLibraries(KernelBuildRequest request, CompileStage.Prepared prepared,
-      Map<String, Outcome> archives, Toolchain toolchain, ContentHashes hashes, DependencyStage.Outcome dependencies)
-      throws ToolchainException, IOException, BuildFailureException {
+      Map<String, Outcome> archives, Toolchain toolchain, ContentHashes hashes, DependencyStage.Outcome dependencies,
+      SharedLibraryLinker.Check audit) throws ToolchainException, IOException, BuildFailureException {
     List<String> linkFlags = new ArrayList<>(request.linkFlags());
     linkFlags.addAll(dependencies.linkFlags());
     List<Path> hostObjects = new ArrayList<>(hostObjects(prepared));
@@ -369,17 +374,17 @@ public final class KernelBuild {
     if (request.staticLink()) {
       try (Trace.Span span = Trace.current().span("link lib" + request.libraryName() + ".so", "link")) {
         return new Libraries(linker.link(new LinkRequest(request.libraryName(), hostObjects, linkedArchives, true,
-            List.of(), request.exports(), linkFlags, cudaLibraries)), List.of());
+            List.of(), request.exports(), request.symbolVersion(), linkFlags, cudaLibraries), audit), List.of());
       }
     }
     List<Path> archiveLibraries = new ArrayList<>();
     for (Outcome archive : archives.values()) {
       LinkRequest.Archive whole = new LinkRequest.Archive(archive.archive(), archive.sha256());
       archiveLibraries.add(linker.link(new LinkRequest(archive.name(), List.of(), List.of(whole), false, List.of(),
-          List.of(), linkFlags, cudaLibraries)).library());
+          List.of(), null, linkFlags, cudaLibraries)).library());
     }
     return new Libraries(linker.link(new LinkRequest(request.libraryName(), hostObjects, List.of(), false,
-        archiveLibraries, request.exports(), linkFlags, cudaLibraries)), archiveLibraries);
+        archiveLibraries, request.exports(), null, linkFlags, cudaLibraries), audit), archiveLibraries);
   }
 
   private record Libraries(SharedLibraryLinker.Result main, List<Path> archiveLibraries) {}

@@ -3,6 +3,7 @@ package io.github.kernelarchive.pipeline;
 import io.github.kernelarchive.cache.RemoteCache;
 import io.github.kernelarchive.compile.CompileOptions;
 import io.github.kernelarchive.deps.NativeDependency;
+import io.github.kernelarchive.link.SymbolVersion;
 import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.file.Path;
@@ -32,6 +33,8 @@ import java.util.List;
  * @param sitePackages extra Python site-packages directories searched for NVIDIA wheels
  * @param cudaRuntime how CUDA objects reach the runtime: {@code static} ({@code -lcudart_static}),
  *     {@code shared} ({@code NEEDED libcudart.so.N}) or {@code stub} (loaded on first use: 13, else 12)
+ * @param symbolVersion the version node on the exports of the privately linked library
+ *     ({@link SymbolVersion}; unused with {@code staticLink=false})
  */
 public record KernelBuildRequest(
     Path projectDirectory,
@@ -53,9 +56,10 @@ public record KernelBuildRequest(
     List<NativeDependency> dependencies,
     Path dependencyRoot,
     List<Path> sitePackages,
-    String cudaRuntime) {
+    String cudaRuntime,
+    String symbolVersion) {
 
-  /** A request with the static CUDA runtime, the default. */
+  /** A request with the static CUDA runtime, the default, and the library's name alone as its version node. */
   public KernelBuildRequest(Path projectDirectory, Path outputDirectory, String libraryName, List<SourceSet> sourceSets,
       List<SourceSet> objectSets, List<String> archiveNames, CompileOptions compileOptions, ToolchainConfig toolchain,
       List<String> exports, List<String> linkFlags, int jobs, int batchSize, Path cacheDirectory, long cacheMaxBytes,
@@ -63,7 +67,7 @@ public record KernelBuildRequest(
       List<Path> sitePackages) {
     this(projectDirectory, outputDirectory, libraryName, sourceSets, objectSets, archiveNames, compileOptions, toolchain,
         exports, linkFlags, jobs, batchSize, cacheDirectory, cacheMaxBytes, remoteCache, staticLink, dependencies,
-        dependencyRoot, sitePackages, "static");
+        dependencyRoot, sitePackages, "static", SymbolVersion.defaultFor(libraryName, null));
   }
 
   public KernelBuildRequest {

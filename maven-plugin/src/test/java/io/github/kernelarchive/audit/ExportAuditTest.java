@@ -38,7 +38,7 @@ class ExportAuditTest {
   }
 
   private String failure(Path library, List<String> patterns, List<Path> objects) {
-    return assertThrows(BuildFailureException.class, () -> ExportAudit.audit(library, patterns, objects, List.of(),
+    return assertThrows(BuildFailureException.class, () -> ExportAudit.audit(library, library, patterns, objects, List.of(),
         dir, dir.resolve("audit.txt"))).getMessage();
   }
 
@@ -46,7 +46,8 @@ class ExportAuditTest {
   void aCleanLibraryPassesAndIsReported() throws Exception {
     Path api = object("api", "#include <cstdio>\nextern \"C\" int mha_fwd() { return std::puts(\"fwd\"); }\n"
         + "static int helper() { return 2; }\nextern \"C\" int mha_bwd() { return helper(); }\n");
-    ExportAudit.Report report = ExportAudit.audit(library(List.of(api)), List.of("mha_*"), List.of(api), List.of(),
+    Path library = library(List.of(api));
+    ExportAudit.Report report = ExportAudit.audit(library, library, List.of("mha_*"), List.of(api), List.of(),
         dir, dir.resolve("audit.txt"));
     assertEquals(List.of("mha_bwd", "mha_fwd"), report.exports());
     assertEquals("libaudited.so", report.soname());
@@ -93,7 +94,7 @@ class ExportAuditTest {
     assertTrue(system.contains("_ZZNSt8__detail18__to_chars_10_implImEEvPcjT_E8__digits"), system.toString());
     assertTrue(!system.contains("_ZZ7countervE1c"), "the user's own static is not a system symbol");
     Path script = Files.writeString(dir.resolve("all.map"),
-        io.github.kernelarchive.link.SharedLibraryLinker.exportAllScript(system));
+        io.github.kernelarchive.link.SharedLibraryLinker.exportAllScript(null, system));
     String message = failure(library(List.of(api), "-Wl,--version-script=" + script), List.of(), List.of(api));
     assertTrue(message.contains("exported symbol _ZZ7countervE1c is STB_GNU_UNIQUE"), message);
     assertTrue(message.contains("1 problem(s)") && !message.contains("__to_chars"), message);

@@ -17,8 +17,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The two-copies guarantee with every linker: two libraries whose archives define the same C
  * function, C++ inline-function static and template static with different answers, loaded
- * RTLD_GLOBAL into one process in both orders, each answer with their own kernels. A linker that
- * is not installed is skipped with a printed reason.
+ * RTLD_GLOBAL into one process in both orders, each answer with their own kernels; and two builds
+ * of one library (same name, same exports), whose exported functions call each other and are
+ * called from the archive, each answer with their own version. A linker that is not installed is
+ * skipped with a printed reason.
  */
 class LinkersTest {
   @TempDir Path dir;
@@ -39,40 +41,67 @@ class LinkersTest {
       "  if (!first || !second) { fprintf(stderr, \"%s\\n\", dlerror()); return 1; }",
       "  int (*a)(void) = (int (*)(void)) dlsym(first, argv[2]);",
       "  int (*b)(void) = (int (*)(void)) dlsym(second, argv[4]);",
+      "  if (!a || !b) { fprintf(stderr, \"%s\\n\", dlerror()); return 1; }",
       "  printf(\"%s=%d %s=%d\\n\", argv[2], a(), argv[4], b());",
       "  return 0;",
       "}", "");
+
+  /** kv's API: {@code kv_report} calls the exported {@code kv_version}, and so does the archive's kernel. */
+  private static final String KV_API_C = "int kv_kernel(void);\nint kv_version(void) { return VARIANT; }\n"
+      + "int kv_report(void) { return kv_version() * 100 + kv_kernel(); }\n";
+  private static final String KV_KERNEL_C = "int kv_version(void);\nint kv_kernel(void) { return kv_version() * 10; }\n";
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"bfd", "gold", "lld", "mold"})
   void eachCopyKeepsItsOwnKernels(String linker) throws Exception {
     Installed.assumeOnPath("ld." + linker, "the " + linker + " link");
 
-    Path a = library("a", 1, linker);
-    Path b = library("b", 2, linker);
-    Path loader = dir.resolve("load-both");
-    Commands.run(List.of("cc", "-o", loader.toString(), Files.writeString(dir.resolve("load.c"), LOADER).toString(),
-        "-ldl"), dir);
-    assertEquals("a_answer=110 b_answer=220", Commands.run(List.of(loader.toString(), a.toString(), "a_answer",
-        b.toString(), "b_answer"), dir).strip());
-    assertEquals("b_answer=220 a_answer=110", Commands.run(List.of(loader.toString(), b.toString(), "b_answer",
-        a.toString(), "a_answer"), dir).strip());
+    Path a = library("a", "a", 1, linker, Map.of("answer.c", KERNEL_C, "statics.cpp", STATICS_CPP), API_C);
+    Path b = library("b", "b", 2, linker, Map.of("answer.c", KERNEL_C, "statics.cpp", STATICS_CPP), API_C);
+    assertEquals("a_answer=110 b_answer=220", loadBoth(a, "a_answer", b, "b_answer"));
+    assertEquals("b_answer=220 a_answer=110", loadBoth(b, "b_answer", a, "a_answer"));
   }
 
-  private Path library(String copy, int variant, String linker) throws Exception {
-    Path project = dir.resolve(copy);
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"bfd", "gold", "lld", "mold"})
+  void twoVersionsOfOneLibraryEachCallTheirOwnApi(String linker) throws Exception {
+    Installed.assumeOnPath("ld." + linker, "the " + linker + " link");
+
+    Path v1 = library("v1", "kv", 1, linker, Map.of("kernel.c", KV_KERNEL_C), KV_API_C);
+    Path v2 = library("v2", "kv", 2, linker, Map.of("kernel.c", KV_KERNEL_C), KV_API_C);
+    assertEquals("kv_report=110 kv_report=220", loadBoth(v1, "kv_report", v2, "kv_report"));
+    assertEquals("kv_report=220 kv_report=110", loadBoth(v2, "kv_report", v1, "kv_report"));
+    String audit = Files.readString(dir.resolve("v2/target/kernel/audit.txt"));
+    assertTrue(audit.contains("exports 2\n  kv_report@@KV\n  kv_version@@KV\n"), audit);
+  }
+
+  private String loadBoth(Path first, String firstSymbol, Path second, String secondSymbol) throws Exception {
+    Path loader = dir.resolve("load-both");
+    if (!Files.exists(loader)) {
+      Commands.run(List.of("cc", "-o", loader.toString(), Files.writeString(dir.resolve("load.c"), LOADER).toString(),
+          "-ldl"), dir);
+    }
+    return Commands.run(List.of(loader.toString(), first.toString(), firstSymbol, second.toString(), secondSymbol),
+        dir).strip();
+  }
+
+  /** {@code lib<name>.so} in {@code dir/<folder>}: {@code kernels} in its archive, {@code api} its host source. */
+  private Path library(String folder, String name, int variant, String linker, Map<String, String> kernels, String api)
+      throws Exception {
+    Path project = dir.resolve(folder);
     Files.createDirectories(project.resolve("kernels"));
     Files.createDirectories(project.resolve("host"));
-    Files.writeString(project.resolve("kernels/answer.c"), KERNEL_C);
-    Files.writeString(project.resolve("kernels/statics.cpp"), STATICS_CPP);
-    Files.writeString(project.resolve("host/api.c"), API_C);
-    CompileOptions options = new CompileOptions(List.of(), List.of("VARIANT=" + variant, "API_NAME=" + copy + "_answer"),
+    for (Map.Entry<String, String> kernel : kernels.entrySet()) {
+      Files.writeString(project.resolve("kernels").resolve(kernel.getKey()), kernel.getValue());
+    }
+    Files.writeString(project.resolve("host/api.c"), api);
+    CompileOptions options = new CompileOptions(List.of(), List.of("VARIANT=" + variant, "API_NAME=" + name + "_answer"),
         List.of("-O1"), List.of("-O1"), List.of(), List.of(), "", false, "", true, project);
     ToolchainConfig tools = new ToolchainConfig(null, null, null, null, null, null, linker, Map.of());
-    KernelBuildRequest request = new KernelBuildRequest(project, project.resolve("target/kernel"), copy,
+    KernelBuildRequest request = new KernelBuildRequest(project, project.resolve("target/kernel"), name,
         List.of(new SourceSet(SourceSet.HOST, project.resolve("host"), List.of(), List.of()),
             new SourceSet("kernels", project.resolve("kernels"), List.of(), List.of())),
-        List.of(), List.of("kernels"), options, tools, List.of(copy + "_*"), List.of(), 2, 400, null, 0, null,
+        List.of(), List.of("kernels"), options, tools, List.of(name + "_*"), List.of(), 2, 400, null, 0, null,
         true, List.of(), Path.of("/"), List.of());
     RecordingLog log = new RecordingLog();
     BuildSummary summary = new KernelBuild(log, System.getenv()).run(request);

@@ -10,6 +10,7 @@ import io.github.kernelarchive.stub.StubRequest;
 import io.github.kernelarchive.toolchain.CudaLibraries;
 import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.toolchain.Toolchain;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,6 +104,13 @@ public final class DependencyStage {
           + found.libraries().size() + " libraries " + found.libraries() + ": a stub stands for exactly one runtime."
           + " Name one in <libraries>.");
     }
-    return new StubRequest(dependency.name(), found.libraries().get(0), stub.sonames(), missing, stub.incompatible());
+    // The declarations in its <headers> say which functions return pointers.
+    List<Path> headers = new ArrayList<>();
+    for (String header : dependency.headers()) {
+      found.includeDirectories().stream().map(d -> d.resolve(header)).filter(Files::isRegularFile).findFirst()
+          .ifPresent(headers::add);
+    }
+    return new StubRequest(dependency.name(), found.libraries().get(0), stub.sonames(), missing, stub.incompatible(),
+        headers);
   }
 }

@@ -346,7 +346,8 @@ public final class KernelBuild {
       Path cudaDirectory = CudaLibraries.directory(toolchain.compiler(Language.CUDA).orElseThrow(), toolchain.runner());
       switch (request.cudaRuntime()) {
         case "shared" -> linkFlags.addAll(List.of("-L" + cudaDirectory, "-lcudart"));
-        case "stub" -> stubs.add(cudaRuntimeStub(cudaDirectory));
+        case "stub" -> stubs.add(cudaRuntimeStub(cudaDirectory,
+            CudaLibraries.root(toolchain.compiler(Language.CUDA).orElseThrow(), toolchain.runner())));
         default -> cudaLibraries = cudaDirectory; // static: -lcudart_static
       }
       if (request.compileOptions().relocatableDeviceCode()) {
@@ -394,7 +395,7 @@ public final class KernelBuild {
    * loads its major, else the one before (13, then 12), as CMake's CUDA_RUNTIME_LIBRARY offers
    * Static and Shared and this adds the third way.
    */
-  private static StubRequest cudaRuntimeStub(Path cudaDirectory) throws IOException, BuildFailureException {
+  private static StubRequest cudaRuntimeStub(Path cudaDirectory, Path cudaRoot) throws IOException, BuildFailureException {
     Path runtime = cudaDirectory.resolve("libcudart.so");
     if (!Files.exists(runtime)) {
       throw new BuildFailureException("kernel.cuda.runtime=stub needs " + runtime + " (the shared CUDA runtime) to"
@@ -409,7 +410,15 @@ public final class KernelBuild {
       sonames.add("libcudart.so." + m);
       sonames.add("libcudart.so." + (m - 1));
     }
-    return new StubRequest("cudart", real, sonames, 35L, List.of());
+    // Its declarations say which functions return pointers (cudaGetErrorString, __cudaRegisterFatBinary).
+    List<Path> headers = cudaRoot == null ? List.of() : java.util.stream.Stream.of("cuda_runtime_api.h",
+        "crt/host_runtime.h").map(h -> cudaRoot.resolve("include").resolve(h)).filter(Files::isRegularFile).toList();
+    if (headers.isEmpty()) {
+      throw new BuildFailureException("kernel.cuda.runtime=stub needs the CUDA runtime's headers (cuda_runtime_api.h)"
+          + " to tell which functions return pointers; none found under " + cudaRoot + "/include. Check the CUDA"
+          + " installation, or use kernel.cuda.runtime=static.");
+    }
+    return new StubRequest("cudart", real, sonames, 35L, List.of(), headers);
   }
 
   /** nvcc -dlink over the host CUDA objects and every archive that holds CUDA objects. */

@@ -11,11 +11,14 @@ import java.util.List;
  * @param sonames tried in order at run time; empty: the SONAME of {@code runtime}
  * @param missingResult what every stubbed function returns when nothing loads
  * @param incompatible functions whose signature differs between the listed majors: using one fails the build
+ * @param headers the runtime's headers, whose declarations say which functions return a pointer
+ *     ({@link ReturnKinds}); functions declared in none are taken to return a value
  */
 public record StubRequest(String name, Path runtime, List<String> sonames, long missingResult,
-    List<String> incompatible) {
+    List<String> incompatible, List<Path> headers) {
   public StubRequest {
     sonames = List.copyOf(sonames);
     incompatible = List.copyOf(incompatible);
+    headers = List.copyOf(headers);
   }
 }

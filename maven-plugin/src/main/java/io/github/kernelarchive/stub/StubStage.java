@@ -85,10 +85,18 @@ public final class StubStage {
     List<String> sonames = request.sonames().isEmpty() ? List.of(sonameOf(runtime, request.runtime())) : request.sonames();
     Path folder = outputDirectory.resolve("stubs");
     Files.createDirectories(folder);
-    AtomicFiles.write(outputDirectory.resolve("stubs-" + request.name() + ".txt"),
-        (String.join("\n", functions) + (functions.isEmpty() ? "" : "\n")).getBytes(StandardCharsets.UTF_8));
+    Map<String, ReturnKinds.Kind> kinds = ReturnKinds.of(request.headers(), functions);
+    StringBuilder list = new StringBuilder();
+    for (String function : functions) {
+      list.append(function).append(switch (kinds.get(function)) {
+        case VALUE -> "";
+        case POINTER -> "\treturns NULL without the runtime";
+        case STRING -> "\treturns a message without the runtime";
+      }).append('\n');
+    }
+    AtomicFiles.write(outputDirectory.resolve("stubs-" + request.name() + ".txt"), list.toString().getBytes(StandardCharsets.UTF_8));
     // The compiler's identity closes the source, so the object is rebuilt when either changes.
-    String source = StubSource.generate(request.name(), sonames, functions, request.missingResult())
+    String source = StubSource.generate(request.name(), sonames, functions, kinds, request.missingResult())
         + "/* compiled by " + cc.identity().lines().findFirst().orElse("") + " */\n";
     Path sourceFile = folder.resolve(request.name() + "-stub.c");
     Path object = folder.resolve(request.name() + "-stub.o");

@@ -13,9 +13,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -62,10 +65,48 @@ final class SymbolDefiners {
 
   private static void collect(ByteBuffer bytes, String where, Predicate<ElfSymbol> counted,
       Map<String, List<String>> definers) throws IOException {
+    visit(bytes, where, symbol -> {
+      if (counted.test(symbol)) {
+        definers.computeIfAbsent(symbol.name(), k -> new ArrayList<>()).add(where);
+      }
+    });
+  }
+
+  /**
+   * The ELF symbol type ({@code STT_FUNC}, {@code STT_OBJECT}, ...) of each of {@code names} as
+   * some object or member defines it; archives that no longer exist are passed over.
+   */
+  static Map<String, Integer> types(List<Path> objects, List<Path> archives, Set<String> names) throws IOException {
+    Map<String, Integer> types = new HashMap<>();
+    Consumer<ElfSymbol> record = symbol -> {
+      if (names.contains(symbol.name())) {
+        types.putIfAbsent(symbol.name(), symbol.type());
+      }
+    };
+    for (Path object : objects) {
+      visit(ByteBuffer.wrap(Files.readAllBytes(object)), object.getFileName().toString(), record);
+    }
+    for (Path archive : archives) {
+      if (!Files.isRegularFile(archive)) {
+        continue;
+      }
+      try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
+        for (ArMember member : ArReader.read(channel).members()) {
+          visit(ArReader.map(channel, member), where(archive, member.name()), record);
+        }
+      } catch (ArFormatException e) {
+        throw new IOException(archive + ": " + e.getMessage(), e);
+      }
+    }
+    return types;
+  }
+
+  /** Each symbol the object in {@code bytes} defines (file symbols left out). */
+  private static void visit(ByteBuffer bytes, String where, Consumer<ElfSymbol> action) throws IOException {
     try {
       for (ElfSymbol symbol : ElfObject.parse(bytes).symbols()) {
-        if (symbol.isDefined() && symbol.type() != ElfSymbol.TYPE_FILE && counted.test(symbol)) {
-          definers.computeIfAbsent(symbol.name(), k -> new ArrayList<>()).add(where);
+        if (symbol.isDefined() && symbol.type() != ElfSymbol.TYPE_FILE) {
+          action.accept(symbol);
         }
       }
     } catch (ElfFormatException e) {

@@ -18,6 +18,8 @@ public record ElfSymbol(String name, int binding, int type, int sectionIndex, in
   public static final int SHN_UNDEF = 0;
   public static final int SHN_ABS = 0xfff1;
   public static final int SHN_COMMON = 0xfff2;
+  /** STT_FUNC: code. */
+  public static final int TYPE_FUNCTION = 2;
   /** STT_FILE: the source file name; not a linkable symbol. */
   public static final int TYPE_FILE = 4;
 

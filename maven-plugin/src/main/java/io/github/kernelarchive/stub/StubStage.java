@@ -37,7 +37,6 @@ public final class StubStage {
   /** @param functions what the stub forwards, sorted */
   public record Result(String name, Path object, List<String> functions, List<String> sonames) {}
 
-  private static final int STT_FUNC = 2;
   private static final int STT_GNU_IFUNC = 10;
 
   private final Tool cc;
@@ -67,7 +66,7 @@ public final class StubStage {
       if (type == null) {
         continue;
       }
-      (type == STT_FUNC || type == STT_GNU_IFUNC ? functions : data).add(name);
+      (type == ElfSymbol.TYPE_FUNCTION || type == STT_GNU_IFUNC ? functions : data).add(name);
     }
     if (!data.isEmpty()) {
       throw new BuildFailureException("The library refers to data symbol(s) " + String.join(", ", data) + " of "

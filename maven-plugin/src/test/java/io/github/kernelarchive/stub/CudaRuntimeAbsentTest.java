@@ -48,7 +48,7 @@ class CudaRuntimeAbsentTest {
     assumeTrue(present, "no CUDA toolkit at " + CUDA);
     TreeSet<String> functions = new TreeSet<>();
     for (ElfSymbol symbol : ElfObject.parse(ByteBuffer.wrap(Files.readAllBytes(runtime.toRealPath()))).dynamicSymbols()) {
-      if (symbol.isDefined() && symbol.type() == 2 && symbol.isVisible() && symbol.version().startsWith("@@")) {
+      if (symbol.isDefined() && symbol.type() == ElfSymbol.TYPE_FUNCTION && symbol.isVisible() && symbol.version().startsWith("@@")) {
         functions.add(symbol.name());
       }
     }

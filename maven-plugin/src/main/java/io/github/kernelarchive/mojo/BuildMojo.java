@@ -268,31 +268,12 @@ public class BuildMojo extends AbstractMojo {
     Path basedir = project.getBasedir().toPath();
     List<SourceSet> sets = new ArrayList<>();
     if (sources != null) {
-      sets.add(sourceSet(SourceSet.HOST, sources, "<sources>"));
+      sets.add(sources.toSourceSet(SourceSet.HOST, "<sources>"));
     } else if (basedir.resolve("src/main/native").toFile().isDirectory()) {
       sets.add(new SourceSet(SourceSet.HOST, basedir.resolve("src/main/native"), List.of(), List.of()));
     }
-    List<SourceSet> objectSets = new ArrayList<>();
-    List<String> archiveNames = new ArrayList<>();
-    for (ArchiveConfig archive : archives) {
-      if (archive.name == null || !archive.name.matches("[A-Za-z0-9_.+-]+")) {
-        throw new MojoFailureException("Every <archive> needs a <name> of letters, digits, '_', '.', '+'"
-            + " or '-' (it becomes lib<name>.a); found '" + archive.name + "'.");
-      }
-      if (archiveNames.contains(archive.name)) {
-        throw new MojoFailureException("Two <archive> elements are named '" + archive.name + "'. Rename one.");
-      }
-      if (archive.sources == null && archive.objects == null) {
-        throw new MojoFailureException("<archive> '" + archive.name + "' has neither <sources> nor <objects>.");
-      }
-      archiveNames.add(archive.name);
-      if (archive.sources != null) {
-        sets.add(sourceSet(archive.name, archive.sources, "<archive> '" + archive.name + "' <sources>"));
-      }
-      if (archive.objects != null) {
-        objectSets.add(sourceSet(archive.name, archive.objects, "<archive> '" + archive.name + "' <objects>"));
-      }
-    }
+    ArchiveSets.Result archiveSets = ArchiveSets.of(archives, basedir);
+    sets.addAll(archiveSets.sources());
     if (batchSize != null && batchSize < 1) {
       throw new MojoFailureException("kernel.batchSize must be at least 1, was " + batchSize + "; leave it out for"
           + " the archiver's default (2000 with llvm-ar, 400 with GNU ar).");
@@ -307,7 +288,8 @@ public class BuildMojo extends AbstractMojo {
       throw new MojoFailureException("kernel.jobs must be at least 1, was " + jobs + ".");
     }
     int parallelism = jobs != null ? jobs : 0; // 0: the engine asks the farm, else takes the cores
-    return new KernelBuildRequest(basedir, outputDirectory.toPath(), library, sets, objectSets, archiveNames,
+    return new KernelBuildRequest(basedir, outputDirectory.toPath(), library, sets, archiveSets.objects(),
+        archiveSets.names(),
         options, toolchain, exports, linkFlags, parallelism, batchSize != null ? batchSize : 0,
         cacheEnabled ? cacheRoot() : null, CacheSize.parse(cacheMaxSize),
         cacheEnabled ? RemoteCacheConfig.settings(cacheRemoteUrl, cacheRemotePush, cacheRemoteServerId,
@@ -323,13 +305,6 @@ public class BuildMojo extends AbstractMojo {
       throw new MojoFailureException("kernel.cuda.runtime is '" + cudaRuntime + "': use static, shared or stub.");
     }
     return cudaRuntime;
-  }
-
-  private static SourceSet sourceSet(String unit, SourcesConfig config, String element) throws MojoFailureException {
-    if (config.directory == null) {
-      throw new MojoFailureException(element + " needs a <directory>.");
-    }
-    return new SourceSet(unit, config.directory.toPath().toAbsolutePath(), config.includes, config.excludes);
   }
 
   private List<NativeDependency> nativeDependencies() throws MojoFailureException {

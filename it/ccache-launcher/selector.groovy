@@ -1,3 +1,2 @@
-def found = System.getenv('PATH').split(':').any { new File(it, 'ccache').canExecute() }
-if (!found) println 'SKIPPED ccache-launcher: ccache is not installed (.ci/run installs it)'
-return found
+def check = evaluate(new File(itLib, 'checks.groovy'))
+return check.requireTool('ccache-launcher', 'ccache', 'ccache')

@@ -1,3 +1,2 @@
 def check = evaluate(new File(itLib, 'checks.groovy'))
-if (!check.nvccInstalled()) println 'SKIPPED cuda-rdc: nvcc is not installed'
-return check.nvccInstalled()
+return check.requireNvcc('cuda-rdc')

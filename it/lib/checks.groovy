@@ -50,5 +50,27 @@ def nvccInstalled = {
       new File('/usr/local/cuda/bin/nvcc').canExecute()
 }
 
+// For selector scripts: whether the IT can run; when not, why, on the console (Invoker keeps what a
+// script prints for build.log, so this writes to the process's own stdout too) and in build.log.
+def runsWhen = { boolean present, String name, String reason ->
+  if (!present) {
+    def line = "SKIPPED ${name}: ${reason}".toString()
+    new PrintStream(new FileOutputStream(FileDescriptor.out), true).println('[WARNING] ' + line)
+    println line
+  }
+  present
+}
+
+// A selector's check for a tool from a Debian package (InstalledTest holds the names to dpkg's).
+def requireTool = { String name, String executable, String debianPackage ->
+  def present = System.getenv('PATH').split(':').any { new File(it, executable).canExecute() }
+  runsWhen(present, name, "${executable} is not installed (apt-get install ${debianPackage})".toString())
+}
+
+def requireNvcc = { String name ->
+  runsWhen(nvccInstalled(), name, 'nvcc is not installed (the CUDA toolkit: NVIDIA\'s installer, or Debian\'s'
+      + ' nvidia-cuda-toolkit from non-free)')
+}
+
 [invocations: invocations, compileCounts: compileCounts, progress: progress, sh: sh, runC: runC,
- nvccInstalled: nvccInstalled]
+ nvccInstalled: nvccInstalled, runsWhen: runsWhen, requireTool: requireTool, requireNvcc: requireNvcc]

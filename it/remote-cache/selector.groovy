@@ -1,3 +1,4 @@
+def check = evaluate(new File(itLib, 'checks.groovy'))
+// Where Debian puts it, which a non-root PATH may lack.
 def found = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].any { new File(it).canExecute() }
-if (!found) println 'SKIPPED remote-cache: nginx is not installed (.ci/run installs nginx-light)'
-return found
+return check.runsWhen(found, 'remote-cache', 'nginx is not installed (apt-get install nginx)')

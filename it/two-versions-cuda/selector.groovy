@@ -1,3 +1,2 @@
 def check = evaluate(new File(itLib, 'checks.groovy'))
-if (!check.nvccInstalled()) println 'SKIPPED two-versions-cuda: nvcc is not installed'
-return check.nvccInstalled()
+return check.requireNvcc('two-versions-cuda')

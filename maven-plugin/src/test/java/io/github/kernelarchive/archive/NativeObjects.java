@@ -2,6 +2,7 @@ package io.github.kernelarchive.archive;
 
 import io.github.kernelarchive.compile.ContentHashes;
 import io.github.kernelarchive.pipeline.Commands;
+import io.github.kernelarchive.pipeline.Installed;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -41,13 +42,13 @@ final class NativeObjects {
     return Commands.run(argv, dir);
   }
 
+  /** Whether {@code tool} is on the PATH; when not, says so with the package to install. */
   static boolean installed(String tool) {
-    for (String dir : System.getenv("PATH").split(":")) {
-      if (Files.isExecutable(Path.of(dir, tool))) {
-        return true;
-      }
+    boolean present = Installed.onPath(tool);
+    if (!present) {
+      System.out.println("SKIPPED: " + tool + " is not installed (" + Installed.howToInstall(tool) + "); tests that"
+          + " need it are skipped");
     }
-    System.out.println("SKIPPED: " + tool + " is not installed; tests that need it are skipped");
-    return false;
+    return present;
   }
 }

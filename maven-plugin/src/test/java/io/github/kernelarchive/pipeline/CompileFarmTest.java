@@ -36,7 +36,8 @@ class CompileFarmTest {
 
   @BeforeEach
   void project() throws Exception {
-    assumeTrue(onPath("distcc") && onPath("distccd"), "distcc is not installed");
+    Installed.assumeOnPath("distcc", "compiling on a farm");
+    Installed.assumeOnPath("distccd", "compiling on a farm");
     assumeTrue(FarmHosts.available(), "network namespaces cannot be made here");
     project = dir.resolve("project");
     for (int i = 0; i < SOURCES; i++) {
@@ -117,7 +118,9 @@ class CompileFarmTest {
 
   @Test
   void threeIcecreamHostsWithTheirSchedulerBuildTheSameArchive() throws Exception {
-    assumeTrue(onPath("icecc") && onPath("iceccd") && onPath("icecc-scheduler"), "icecream is not installed");
+    for (String tool : List.of("icecc", "iceccd", "icecc-scheduler")) {
+      Installed.assumeOnPath(tool, "compiling with icecream");
+    }
     byte[] local = localArchive();
     try (FarmHosts hosts = FarmHosts.create(3)) {
       hosts.startIcecream(4);
@@ -194,16 +197,6 @@ class CompileFarmTest {
     Path loader = dir.resolve("load");
     Commands.run(List.of("cc", "-o", loader.toString(), source.toString(), "-ldl"), dir);
     return Commands.run(List.of(loader.toString(), library.toString(), Integer.toString(x)), dir).strip();
-  }
-
-  private static boolean onPath(String tool) {
-    for (String folder : System.getenv("PATH").split(":")) {
-      if (Files.isExecutable(Path.of(folder, tool))) {
-        return true;
-      }
-    }
-    System.out.println("SKIPPED: " + tool + " is not installed (apt-get install distcc)");
-    return false;
   }
 
   /** A private state folder: host back-off records of one test must not reach another. */

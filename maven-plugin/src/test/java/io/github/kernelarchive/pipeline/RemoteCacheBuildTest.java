@@ -38,7 +38,8 @@ class RemoteCacheBuildTest {
   @BeforeEach
   void startServer() throws Exception {
     if (NginxServer.executable() == null) {
-      System.out.println("SKIPPED: nginx is not installed (apt-get install nginx-light); remote cache tests skipped");
+      System.out.println("SKIPPED: nginx is not installed (" + Installed.howToInstall("nginx") + "); remote cache tests"
+          + " skipped");
     }
     assumeTrue(NginxServer.executable() != null, "nginx is not installed");
     nginx = new NginxServer(dir.resolve("nginx"), USER, PASSWORD);

@@ -1,4 +1,4 @@
-package io.github.kernelarchive.archive;
+package io.github.kernelarchive.ar;
 
 /**
  * A member of an archive as stored on disk.

@@ -1,4 +1,4 @@
-package io.github.kernelarchive.archive;
+package io.github.kernelarchive.ar;
 
 import io.github.kernelarchive.util.Hashing;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.github.kernelarchive.archive;
+package io.github.kernelarchive.ar;
 
 import io.github.kernelarchive.util.Hashing;
 import java.io.IOException;
@@ -24,25 +24,20 @@ public final class ArchiveDigest {
   private ArchiveDigest() {}
 
   /** @param memberSha256 each member's content hash, in archive order */
-  public static String of(Path archive, List<String> memberSha256) throws IOException, ArchiveInvalidException {
-    try {
-      return of(archive, ArReader.read(archive), memberSha256);
-    } catch (ArFormatException e) {
-      throw new ArchiveInvalidException(archive, e.getMessage());
-    }
+  public static String of(Path archive, List<String> memberSha256) throws IOException, ArFormatException {
+    return of(archive, ArReader.read(archive), memberSha256);
   }
 
   /** {@link #of(Path, List)} with the archive's table of contents already read. */
   public static String of(Path archive, ArReader.Contents contents, List<String> memberSha256)
-      throws IOException, ArchiveInvalidException {
+      throws IOException, ArFormatException {
     try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
       List<ArMember> members = contents.members();
       if (members.size() != memberSha256.size()) {
-        throw new ArchiveInvalidException(archive, members.size() + " members where " + memberSha256.size()
-            + " were validated");
+        throw new ArFormatException(members.size() + " members where " + memberSha256.size() + " were validated");
       }
       if (channel.size() != contents.fileSize()) {
-        throw new ArchiveInvalidException(archive, "changed size while it was read");
+        throw new ArFormatException("changed size while it was read");
       }
       Builder digest = new Builder();
       FileWindow window = new FileWindow(channel, contents.fileSize());

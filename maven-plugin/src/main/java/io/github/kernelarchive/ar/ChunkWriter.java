@@ -1,4 +1,4 @@
-package io.github.kernelarchive.archive;
+package io.github.kernelarchive.ar;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;

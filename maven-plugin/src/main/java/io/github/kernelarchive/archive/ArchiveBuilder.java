@@ -1,5 +1,10 @@
 package io.github.kernelarchive.archive;
 
+import io.github.kernelarchive.ar.ArFormatException;
+import io.github.kernelarchive.ar.ArMember;
+import io.github.kernelarchive.ar.ArReader;
+import io.github.kernelarchive.ar.ArWriter;
+import io.github.kernelarchive.ar.ArchiveDigest;
 import io.github.kernelarchive.cache.BuildCache;
 import io.github.kernelarchive.cache.ContentManifest;
 import io.github.kernelarchive.cache.EntryKind;

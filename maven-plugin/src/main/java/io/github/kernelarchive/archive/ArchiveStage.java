@@ -1,5 +1,8 @@
 package io.github.kernelarchive.archive;
 
+import io.github.kernelarchive.ar.ArFormatException;
+import io.github.kernelarchive.ar.ArReader;
+import io.github.kernelarchive.ar.ArchiveDigest;
 import io.github.kernelarchive.cache.BuildCache;
 import io.github.kernelarchive.cache.EntryKind;
 import io.github.kernelarchive.cache.HeaderPaths;
@@ -9,11 +12,11 @@ import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.common.BuildLog;
 import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.compile.CompileState.Dependency;
-import io.github.kernelarchive.compile.ContentHashes;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.util.AtomicFiles;
+import io.github.kernelarchive.util.ContentHashes;
 import io.github.kernelarchive.util.Hashing;
 import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
@@ -287,8 +290,13 @@ public final class ArchiveStage {
     }
     ArReader.Contents contents = validator.validate(entry.payload(), planned);
     // Members match their hashes; the digest covers the rest (headers, index, padding).
-    if (!ArchiveDigest.of(entry.payload(), contents, planned.stream().map(PlannedMember::sha256).toList())
-        .equals(manifest.archiveDigest())) {
+    String digest;
+    try {
+      digest = ArchiveDigest.of(entry.payload(), contents, planned.stream().map(PlannedMember::sha256).toList());
+    } catch (ArFormatException e) {
+      throw new ArchiveInvalidException(entry.payload(), e.getMessage());
+    }
+    if (!digest.equals(manifest.archiveDigest())) {
       throw new ArchiveInvalidException(entry.payload(), "digest of the archive differs from its manifest");
     }
   }

@@ -1,5 +1,9 @@
 package io.github.kernelarchive.archive;
 
+import io.github.kernelarchive.ar.ArFormatException;
+import io.github.kernelarchive.ar.ArMember;
+import io.github.kernelarchive.ar.ArReader;
+import io.github.kernelarchive.ar.ArchiveDigest;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.ObjectRequirements;
 import io.github.kernelarchive.util.Hashing;

@@ -1,8 +1,8 @@
 package io.github.kernelarchive.audit;
 
-import io.github.kernelarchive.archive.ArFormatException;
-import io.github.kernelarchive.archive.ArMember;
-import io.github.kernelarchive.archive.ArReader;
+import io.github.kernelarchive.ar.ArFormatException;
+import io.github.kernelarchive.ar.ArMember;
+import io.github.kernelarchive.ar.ArReader;
 import io.github.kernelarchive.elf.ElfFormatException;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.ElfSymbol;

@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What an archive was built from and must contain: its input key, its digest (see ArchiveDigest),
+ * What an archive was built from and must contain: its input key, its digest (see {@link io.github.kernelarchive.ar.ArchiveDigest}),
  * the archiver, and per member the name, content hash and the headers it was compiled against
  * (with their hashes).
  * A cache hit needs every header unchanged; validation needs the member list and hashes.

@@ -19,6 +19,7 @@ import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.scan.SourceFile;
 import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.toolchain.Toolchain;
+import io.github.kernelarchive.util.ContentHashes;
 import io.github.kernelarchive.util.Hashing;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -2,6 +2,7 @@ package io.github.kernelarchive.compile;
 
 import io.github.kernelarchive.compile.CompileState.Dependency;
 import io.github.kernelarchive.compile.CompileState.ObjectRecord;
+import io.github.kernelarchive.util.ContentHashes;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;

@@ -6,7 +6,6 @@ import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.scan.AntPatterns;
 import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.scan.SourceFile;
-import io.github.kernelarchive.stub.StubRequest;
 import io.github.kernelarchive.toolchain.CudaLibraries;
 import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.toolchain.Toolchain;
@@ -42,8 +41,9 @@ public final class DependencyStage {
     this.log = log;
   }
 
-  public Outcome resolve(List<NativeDependency> dependencies, Path root, List<Path> sitePackages,
-      List<SourceFile> sources) throws ToolchainException, BuildFailureException {
+  public Outcome resolve(DependencySettings settings, List<SourceFile> sources)
+      throws ToolchainException, BuildFailureException {
+    List<NativeDependency> dependencies = settings.dependencies();
     if (dependencies.isEmpty()) {
       return new Outcome(sources, List.of(), List.of(), List.of(), List.of());
     }
@@ -55,7 +55,8 @@ public final class DependencyStage {
       cudaRoot = CudaLibraries.root(nvcc.get(), toolchain.runner());
       cudaMajor = CudaLibraries.major(nvcc.get());
     }
-    DependencyResolver resolver = new DependencyResolver(environment, root, cudaMajor, sitePackages, cudaRoot);
+    DependencyResolver resolver = new DependencyResolver(environment, settings.root(), cudaMajor, settings.sitePackages(),
+        cudaRoot);
     List<SourceFile> kept = new ArrayList<>(sources);
     List<Path> includes = new ArrayList<>();
     List<String> flags = new ArrayList<>();

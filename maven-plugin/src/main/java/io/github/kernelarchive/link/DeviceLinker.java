@@ -1,11 +1,11 @@
 package io.github.kernelarchive.link;
 
 import io.github.kernelarchive.common.BuildFailureException;
-import io.github.kernelarchive.compile.ContentHashes;
 import io.github.kernelarchive.toolchain.ProcessResult;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.util.AtomicFiles;
+import io.github.kernelarchive.util.ContentHashes;
 import io.github.kernelarchive.util.Hashing;
 import io.github.kernelarchive.util.KeyFile;
 import java.io.IOException;

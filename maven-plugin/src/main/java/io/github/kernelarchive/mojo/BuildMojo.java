@@ -1,14 +1,19 @@
 package io.github.kernelarchive.mojo;
 
+import io.github.kernelarchive.cache.CacheSettings;
 import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.compile.CompileOptions;
+import io.github.kernelarchive.deps.DependencySettings;
 import io.github.kernelarchive.deps.NativeDependency;
+import io.github.kernelarchive.link.CudaRuntime;
+import io.github.kernelarchive.link.LinkSettings;
 import io.github.kernelarchive.link.SymbolVersion;
 import io.github.kernelarchive.pipeline.BuildSummary;
 import io.github.kernelarchive.pipeline.KernelBuild;
 import io.github.kernelarchive.pipeline.KernelBuildRequest;
 import io.github.kernelarchive.scan.SourceSet;
+import io.github.kernelarchive.scan.Sources;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.io.File;
 import java.io.IOException;
@@ -264,7 +269,8 @@ public class BuildMojo extends AbstractMojo {
     }
   }
 
-  private KernelBuildRequest request() throws MojoFailureException {
+  /** The pom's parameters as the engine's request, each group checked on its own. */
+  KernelBuildRequest request() throws MojoFailureException {
     Path basedir = project.getBasedir().toPath();
     List<SourceSet> sets = new ArrayList<>();
     if (sources != null) {
@@ -274,37 +280,41 @@ public class BuildMojo extends AbstractMojo {
     }
     ArchiveSets.Result archiveSets = ArchiveSets.of(archives, basedir);
     sets.addAll(archiveSets.sources());
-    if (batchSize != null && batchSize < 1) {
-      throw new MojoFailureException("kernel.batchSize must be at least 1, was " + batchSize + "; leave it out for"
-          + " the archiver's default (2000 with llvm-ar, 400 with GNU ar).");
-    }
     CompileOptions options = new CompileOptions(
         includeDirectories.stream().map(File::toPath).toList(), defines, cFlags, cxxFlags,
         cuda.flags, hip.flags, cudaArchs != null ? cudaArchs : cuda.archs, cuda.relocatableDeviceCode,
         hipArchs != null ? hipArchs : hip.archs, staticLink, basedir);
     ToolchainConfig toolchain = new ToolchainConfig(cc, cxx, cudaNvcc != null ? cudaNvcc : cuda.nvcc,
         hipHipcc != null ? hipHipcc : hip.hipcc, ar, launcher, linker, environment);
+    LinkSettings link = new LinkSettings(exports, linkFlags, staticLink,
+        Choice.of(CudaRuntime.class, cudaRuntime, "kernel.cuda.runtime"),
+        symbolVersion != null ? symbolVersion : SymbolVersion.defaultFor(library, project.getVersion()));
+    return new KernelBuildRequest(new KernelBuildRequest.Project(basedir, outputDirectory.toPath(), library),
+        new Sources(sets, archiveSets.objects(), archiveSets.names()), options, toolchain, parallelism(), cache(),
+        link, new DependencySettings(nativeDependencies(), dependencyRoot.toPath(),
+            sitePackages.stream().map(File::toPath).toList()));
+  }
+
+  /** {@code kernel.jobs} and {@code kernel.batchSize}; 0 where not set (the engine then decides). */
+  private KernelBuildRequest.Parallelism parallelism() throws MojoFailureException {
     if (jobs != null && jobs < 1) {
       throw new MojoFailureException("kernel.jobs must be at least 1, was " + jobs + ".");
     }
-    int parallelism = jobs != null ? jobs : 0; // 0: the engine asks the farm, else takes the cores
-    return new KernelBuildRequest(basedir, outputDirectory.toPath(), library, sets, archiveSets.objects(),
-        archiveSets.names(),
-        options, toolchain, exports, linkFlags, parallelism, batchSize != null ? batchSize : 0,
-        cacheEnabled ? cacheRoot() : null, CacheSize.parse(cacheMaxSize),
-        cacheEnabled ? RemoteCacheConfig.settings(cacheRemoteUrl, cacheRemotePush, cacheRemoteServerId,
-            cacheRemoteConnectTimeout, cacheRemoteReadTimeout, session.isOffline(), settings, settingsDecrypter,
-            getLog()) : null,
-        staticLink, nativeDependencies(),
-        dependencyRoot.toPath(), sitePackages.stream().map(File::toPath).toList(), cudaRuntime(),
-        symbolVersion != null ? symbolVersion : SymbolVersion.defaultFor(library, project.getVersion()));
+    if (batchSize != null && batchSize < 1) {
+      throw new MojoFailureException("kernel.batchSize must be at least 1, was " + batchSize + "; leave it out for"
+          + " the archiver's default (2000 with llvm-ar, 400 with GNU ar).");
+    }
+    return new KernelBuildRequest.Parallelism(jobs != null ? jobs : 0, batchSize != null ? batchSize : 0);
   }
 
-  private String cudaRuntime() throws MojoFailureException {
-    if (!List.of("static", "shared", "stub").contains(cudaRuntime)) {
-      throw new MojoFailureException("kernel.cuda.runtime is '" + cudaRuntime + "': use static, shared or stub.");
+  /** Off with {@code kernel.cache.enabled=false}; the remote tier only when a URL is set (and not offline). */
+  private CacheSettings cache() throws MojoFailureException {
+    if (!cacheEnabled) {
+      return CacheSettings.OFF;
     }
-    return cudaRuntime;
+    return new CacheSettings(cacheRoot(), CacheSize.parse(cacheMaxSize), RemoteCacheConfig.settings(cacheRemoteUrl,
+        cacheRemotePush, cacheRemoteServerId, cacheRemoteConnectTimeout, cacheRemoteReadTimeout, session.isOffline(),
+        settings, settingsDecrypter, getLog()));
   }
 
   private List<NativeDependency> nativeDependencies() throws MojoFailureException {
@@ -313,11 +323,9 @@ public class BuildMojo extends AbstractMojo {
       if (d.name == null || d.name.isBlank()) {
         throw new MojoFailureException("Every <dependency> needs a <name> (e.g. nvshmem: looked up as NVSHMEM_DIR, ...).");
       }
-      if (!d.linkage.equals("shared") && !d.linkage.equals("stub")) {
-        throw new MojoFailureException("<dependency> '" + d.name + "' has <linkage>" + d.linkage
-            + "</linkage>: use shared (linked by SONAME) or stub (loaded on first use, no NEEDED).");
-      }
-      NativeDependency.Stub stub = d.linkage.equals("stub")
+      DependencyConfig.Linkage linkage = Choice.of(DependencyConfig.Linkage.class, d.linkage,
+          "<dependency> '" + d.name + "' <linkage>");
+      NativeDependency.Stub stub = linkage == DependencyConfig.Linkage.STUB
           ? new NativeDependency.Stub(d.sonames, d.missingResult, d.incompatible) : null;
       result.add(new NativeDependency(d.name, d.libraries, d.deviceLibraries, d.headers, d.optional, d.sources,
           d.includeDirectories.stream().map(File::toPath).toList(), d.libraryDirectories.stream().map(File::toPath).toList(),

@@ -15,7 +15,15 @@ public class DependencyConfig {
   List<String> sources = new ArrayList<>();
   List<File> includeDirectories = new ArrayList<>();
   List<File> libraryDirectories = new ArrayList<>();
-  /** {@code shared} (linked by SONAME, the default) or {@code stub} (lazy-loading stub, no NEEDED). */
+  /** How the library reaches the dependency. */
+  enum Linkage {
+    /** Linked, and so NEEDED by its SONAME (the default). */
+    SHARED,
+    /** Not linked: a lazy-loading stub, no NEEDED. */
+    STUB
+  }
+
+  /** {@code shared} or {@code stub} ({@link Linkage}). */
   String linkage = "shared";
   /** With {@code stub}: the SONAMEs tried in order at run time; default the SONAME of the file found. */
   List<String> sonames = new ArrayList<>();

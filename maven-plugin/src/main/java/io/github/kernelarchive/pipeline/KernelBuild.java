@@ -6,6 +6,7 @@ import io.github.kernelarchive.archive.ArchiveStage.Status;
 import io.github.kernelarchive.archive.ArchiveStage;
 import io.github.kernelarchive.audit.ExportAudit;
 import io.github.kernelarchive.cache.BuildCache;
+import io.github.kernelarchive.cache.CacheSettings;
 import io.github.kernelarchive.cache.LocalCache;
 import io.github.kernelarchive.cache.RemoteCache;
 import io.github.kernelarchive.common.BuildFailureException;
@@ -13,22 +14,17 @@ import io.github.kernelarchive.common.BuildLog;
 import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.compile.CompileJob;
 import io.github.kernelarchive.compile.CompileStage;
-import io.github.kernelarchive.compile.ContentHashes;
 import io.github.kernelarchive.compile.FarmLauncher;
-import io.github.kernelarchive.compile.GpuArchitectures;
 import io.github.kernelarchive.deps.DependencyStage;
-import io.github.kernelarchive.link.DeviceLinker;
-import io.github.kernelarchive.link.LinkRequest;
+import io.github.kernelarchive.link.LinkStage;
 import io.github.kernelarchive.link.SharedLibraryLinker;
 import io.github.kernelarchive.link.SymbolVersion;
 import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.scan.SourceFile;
 import io.github.kernelarchive.scan.SourceScanner;
 import io.github.kernelarchive.scan.SourceSet;
-import io.github.kernelarchive.stub.StubRequest;
-import io.github.kernelarchive.stub.StubStage;
-import io.github.kernelarchive.toolchain.CudaLibraries;
 import io.github.kernelarchive.toolchain.Toolchain;
+import io.github.kernelarchive.util.ContentHashes;
 import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -60,13 +56,13 @@ public final class KernelBuild {
   /** Runs the build; {@code target/kernel/trace.json} is written whether it succeeds or fails. */
   public BuildSummary run(KernelBuildRequest request)
       throws BuildFailureException, ToolchainException, IOException, InterruptedException {
-    checkWritable(request.outputDirectory());
-    if (request.staticLink()) {
-      SymbolVersion.requireValid(request.symbolVersion());
+    checkWritable(request.project().outputDirectory());
+    if (request.link().privateArchives()) {
+      SymbolVersion.requireValid(request.link().symbolVersion());
     }
     Trace trace = Trace.start();
     Toolchain toolchain = new Toolchain(request.toolchain(), environment);
-    Thread lookup = toolchain.identifyAhead(!request.archiveNames().isEmpty());
+    Thread lookup = toolchain.identifyAhead(!request.sources().archives().isEmpty());
     try {
       return runStages(request, toolchain);
     } finally {
@@ -75,9 +71,9 @@ public final class KernelBuild {
       lookup.join();
       Trace.stop();
       try {
-        trace.write(request.outputDirectory().resolve("trace.json"));
+        trace.write(request.project().outputDirectory().resolve("trace.json"));
       } catch (IOException e) {
-        log.warn("Could not write the build timeline " + request.outputDirectory().resolve("trace.json") + ": "
+        log.warn("Could not write the build timeline " + request.project().outputDirectory().resolve("trace.json") + ": "
             + e.getMessage());
       }
     }
@@ -174,10 +170,10 @@ public final class KernelBuild {
     List<SourceFile> sources = new ArrayList<>();
     Map<String, List<Path>> prebuilt = new LinkedHashMap<>();
     try (Trace.Span span = Trace.current().span("scan", "build")) {
-      for (SourceSet set : request.sourceSets()) {
+      for (SourceSet set : request.sources().sources()) {
         sources.addAll(scanner.scan(set));
       }
-      for (SourceSet set : request.objectSets()) {
+      for (SourceSet set : request.sources().objects()) {
         prebuilt.computeIfAbsent(set.unit(), k -> new ArrayList<>()).addAll(scanner.scanObjects(set));
       }
     }
@@ -192,20 +188,20 @@ public final class KernelBuild {
       throws BuildFailureException, ToolchainException, IOException, InterruptedException {
     long start = System.nanoTime();
     DependencyStage.Outcome dependencies = new DependencyStage(toolchain, environment, log)
-        .resolve(request.dependencies(), request.dependencyRoot(), request.sitePackages(), scanned.sources());
-    Path hashFile = request.outputDirectory().resolve("state").resolve("file-hashes");
+        .resolve(request.dependencies(), scanned.sources());
+    Path hashFile = request.project().outputDirectory().resolve("state").resolve("file-hashes");
     ContentHashes hashes = ContentHashes.load(hashFile);
     BuildCache cache = cache(request);
     int jobs = jobs(request, toolchain);
     CompileStage compileStage = new CompileStage(toolchain,
-        request.compileOptions().withIncludeDirectories(dependencies.includeDirectories()), request.outputDirectory(),
-        request.projectDirectory(), jobs, hashes, cache, log);
+        request.compile().withIncludeDirectories(dependencies.includeDirectories()), request.project().outputDirectory(),
+        request.project().directory(), jobs, hashes, cache, log);
     CompileStage.Prepared prepared = compileStage.prepare(dependencies.sources());
     // The archive stage runs here only: a farm's slots are no reason to start more ar processes.
     int localJobs = Math.min(jobs, Runtime.getRuntime().availableProcessors());
-    ArchiveStage archiveStage = request.archiveNames().isEmpty() ? null : new ArchiveStage(toolchain.archiver(),
-        toolchain.runner(), cache, request.batchSize(), localJobs, request.outputDirectory(),
-        request.projectDirectory(), hashes, log);
+    ArchiveStage archiveStage = request.sources().archives().isEmpty() ? null : new ArchiveStage(toolchain.archiver(),
+        toolchain.runner(), cache, request.parallelism().batchSize(), localJobs, request.project().outputDirectory(),
+        request.project().directory(), hashes, log);
     List<ArchiveRequest> archiveRequests = archiveRequests(request, prepared, scanned.prebuilt(), compileStage);
     Map<String, Outcome> reused = new LinkedHashMap<>();
     for (ArchiveRequest archive : archiveRequests) {
@@ -253,8 +249,8 @@ public final class KernelBuild {
 
   /** {@code kernel.jobs}, else what the compile farm in the launcher offers, else the local cores. */
   private int jobs(KernelBuildRequest request, Toolchain toolchain) throws ToolchainException {
-    if (request.jobs() > 0) {
-      return request.jobs();
+    if (request.parallelism().jobs() > 0) {
+      return request.parallelism().jobs();
     }
     int cores = Runtime.getRuntime().availableProcessors();
     List<String> launcher = toolchain.launcher();
@@ -267,27 +263,28 @@ public final class KernelBuild {
 
   /** The local cache, with the remote tier behind it when one is configured; null when the cache is off. */
   private BuildCache cache(KernelBuildRequest request) throws BuildFailureException {
-    if (request.cacheDirectory() == null) {
+    CacheSettings settings = request.cache();
+    if (!settings.enabled()) {
       return null;
     }
     RemoteCache remote;
     try {
-      remote = request.remoteCache() == null ? null : new RemoteCache(request.remoteCache(), log);
+      remote = settings.remote() == null ? null : new RemoteCache(settings.remote(), log);
     } catch (IllegalArgumentException e) {
       throw new BuildFailureException(e.getMessage());
     }
     if (remote != null) {
-      log.info("Cache: " + request.cacheDirectory() + ", remote " + remote.displayUrl()
+      log.info("Cache: " + settings.directory() + ", remote " + remote.displayUrl()
           + (remote.push() ? "" : " (read-only: kernel.cache.remote.push=false)"));
     }
-    return new BuildCache(new LocalCache(request.cacheDirectory(), request.cacheMaxBytes()), remote, log);
+    return new BuildCache(new LocalCache(settings.directory(), settings.maxBytes()), remote, log);
   }
 
   /** Each archive's members: its compiled sources in source order, then its prebuilt objects. */
   private static List<ArchiveRequest> archiveRequests(KernelBuildRequest request, CompileStage.Prepared prepared,
       Map<String, List<Path>> prebuilt, CompileStage compileStage) throws BuildFailureException, IOException {
     List<ArchiveRequest> requests = new ArrayList<>();
-    for (String name : request.archiveNames()) {
+    for (String name : request.sources().archives()) {
       List<ArchiveRequest.Member> members = new ArrayList<>();
       for (CompileJob job : prepared.jobs()) {
         if (job.source().unit().equals(name)) {
@@ -299,7 +296,7 @@ public final class KernelBuild {
       if (members.isEmpty() && prepared.skipped().stream().anyMatch(s -> s.unit().equals(name))) {
         // Every source needs a compiler this machine lacks (or the user switched off): the warning
         // above said so. Drop the archive, and its last output so nothing links a stale one.
-        Files.deleteIfExists(request.outputDirectory().resolve("lib" + name + ".a"));
+        Files.deleteIfExists(request.project().outputDirectory().resolve("lib" + name + ".a"));
         continue;
       }
       if (members.isEmpty()) {
@@ -311,137 +308,40 @@ public final class KernelBuild {
     return requests;
   }
 
-  /** Device link, stubs and the library, audited before it is published under its name. */
+  /** Device link, stubs and the library ({@link LinkStage}), audited before it is published under its name. */
   private Linked link(KernelBuildRequest request, Plan plan, Archived archived)
       throws ToolchainException, IOException, BuildFailureException {
     long start = System.nanoTime();
+    Path outputDirectory = request.project().outputDirectory();
     List<ExportAudit.Report> audited = new ArrayList<>();
     SharedLibraryLinker.Check audit = (written, library) -> {
       try (Trace.Span span = Trace.current().span("audit", "link")) {
-        audited.add(ExportAudit.audit(written, library, request.exports(), hostObjects(plan.prepared()),
-            archived.archives().values().stream().map(Outcome::archive).toList(), request.projectDirectory(),
-            request.outputDirectory().resolve("audit.txt")));
+        audited.add(ExportAudit.audit(written, library, request.link().exports(), hostObjects(plan.prepared()),
+            archived.archives().values().stream().map(Outcome::archive).toList(), request.project().directory(),
+            outputDirectory.resolve("audit.txt")));
       }
     };
-    Libraries both = linkLibraries(request, plan.prepared(), archived.archives(), plan.toolchain(), plan.hashes(),
-        plan.dependencies(), audit);
+    LinkStage.Result linked = new LinkStage(plan.toolchain(), outputDirectory, plan.hashes(), log)
+        .link(request.project().libraryName(), request.link(), linkInputs(request, plan, archived), audit);
     int exports = audited.isEmpty() ? 0 : audited.get(0).exports().size();
-    return new Linked(both.main(), both.archiveLibraries(), exports, millisSince(start));
+    return new Linked(linked.library(), linked.archiveLibraries(), exports, millisSince(start));
   }
 
-  /** The library, and with {@code staticLink=false} first one plain shared library per archive. */
-  private Libraries linkLibraries(KernelBuildRequest request, CompileStage.Prepared prepared,
-      Map<String, Outcome> archives, Toolchain toolchain, ContentHashes hashes, DependencyStage.Outcome dependencies,
-      SharedLibraryLinker.Check audit) throws ToolchainException, IOException, BuildFailureException {
-    List<String> linkFlags = new ArrayList<>(request.linkFlags());
-    linkFlags.addAll(dependencies.linkFlags());
-    List<Path> hostObjects = new ArrayList<>(hostObjects(prepared));
-    if (hostObjects.isEmpty() && archives.isEmpty()) {
-      log.warn("No sources to compile: no library is linked. Check <sources> and <archives>.");
-      return new Libraries(null, List.of());
-    }
-    Path cudaLibraries = null;
-    List<StubRequest> stubs = new ArrayList<>(dependencies.stubs());
-    if (prepared.jobs().stream().anyMatch(j -> j.source().language() == Language.CUDA)) {
-      Path cudaDirectory = CudaLibraries.directory(toolchain.compiler(Language.CUDA).orElseThrow(), toolchain.runner());
-      switch (request.cudaRuntime()) {
-        case "shared" -> linkFlags.addAll(List.of("-L" + cudaDirectory, "-lcudart"));
-        case "stub" -> stubs.add(cudaRuntimeStub(cudaDirectory,
-            CudaLibraries.root(toolchain.compiler(Language.CUDA).orElseThrow(), toolchain.runner())));
-        default -> cudaLibraries = cudaDirectory; // static: -lcudart_static
-      }
-      if (request.compileOptions().relocatableDeviceCode()) {
-        try (Trace.Span span = Trace.current().span("device link", "link")) {
-          hostObjects.add(deviceLink(request, prepared, archives, toolchain, hashes, dependencies.deviceLibraries()));
-        }
-      }
-    }
-    if (!stubs.isEmpty()) {
-      StubStage stage = new StubStage(toolchain.compiler(Language.C).orElseThrow(), toolchain.runner(),
-          request.outputDirectory());
-      List<Path> archiveFiles = archives.values().stream().map(Outcome::archive).toList();
-      for (StubRequest stub : stubs) {
-        StubStage.Result made = stage.build(stub, hostObjects, archiveFiles);
-        hostObjects.add(made.object());
-        log.info("Stub " + made.name() + ": " + made.functions().size() + " functions, loaded on first use from "
-            + String.join(" or ", made.sonames()) + " (list in stubs-" + made.name() + ".txt)");
-      }
-      linkFlags.addAll(List.of("-ldl", "-lpthread"));
-    }
-    SharedLibraryLinker linker = new SharedLibraryLinker(toolchain.compiler(Language.CXX).orElseThrow(),
-        toolchain.linker(), toolchain.runner(), request.outputDirectory(), hashes);
-    List<LinkRequest.Archive> linkedArchives = archives.values().stream()
-        .map(o -> new LinkRequest.Archive(o.archive(), o.sha256(), o.definitions())).toList();
-    if (request.staticLink()) {
-      try (Trace.Span span = Trace.current().span("link lib" + request.libraryName() + ".so", "link")) {
-        return new Libraries(linker.link(new LinkRequest(request.libraryName(), hostObjects, linkedArchives, true,
-            List.of(), request.exports(), request.symbolVersion(), linkFlags, cudaLibraries), audit), List.of());
-      }
-    }
-    List<Path> archiveLibraries = new ArrayList<>();
-    for (Outcome archive : archives.values()) {
-      LinkRequest.Archive whole = new LinkRequest.Archive(archive.archive(), archive.sha256());
-      archiveLibraries.add(linker.link(new LinkRequest(archive.name(), List.of(), List.of(whole), false, List.of(),
-          List.of(), null, linkFlags, cudaLibraries)).library());
-    }
-    return new Libraries(linker.link(new LinkRequest(request.libraryName(), hostObjects, List.of(), false,
-        archiveLibraries, request.exports(), null, linkFlags, cudaLibraries), audit), archiveLibraries);
-  }
-
-  private record Libraries(SharedLibraryLinker.Result main, List<Path> archiveLibraries) {}
-
-  /**
-   * {@code kernel.cuda.runtime=stub}: the CUDA runtime nvcc ships, reached through a stub that
-   * loads its major, else the one before (13, then 12), as CMake's CUDA_RUNTIME_LIBRARY offers
-   * Static and Shared and this adds the third way.
-   */
-  private static StubRequest cudaRuntimeStub(Path cudaDirectory, Path cudaRoot) throws IOException, BuildFailureException {
-    Path runtime = cudaDirectory.resolve("libcudart.so");
-    if (!Files.exists(runtime)) {
-      throw new BuildFailureException("kernel.cuda.runtime=stub needs " + runtime + " (the shared CUDA runtime) to"
-          + " read its functions from; it is not installed. Install it, or use kernel.cuda.runtime=static.");
-    }
-    Path real = runtime.toRealPath();
-    java.util.regex.Matcher major = java.util.regex.Pattern.compile("libcudart\\.so\\.(\\d+)")
-        .matcher(real.getFileName().toString());
-    List<String> sonames = new ArrayList<>();
-    if (major.lookingAt()) {
-      int m = Integer.parseInt(major.group(1));
-      sonames.add("libcudart.so." + m);
-      sonames.add("libcudart.so." + (m - 1));
-    }
-    // Its declarations say which functions return pointers (cudaGetErrorString, __cudaRegisterFatBinary).
-    List<Path> headers = cudaRoot == null ? List.of() : java.util.stream.Stream.of("cuda_runtime_api.h",
-        "crt/host_runtime.h").map(h -> cudaRoot.resolve("include").resolve(h)).filter(Files::isRegularFile).toList();
-    if (headers.isEmpty()) {
-      throw new BuildFailureException("kernel.cuda.runtime=stub needs the CUDA runtime's headers (cuda_runtime_api.h)"
-          + " to tell which functions return pointers; none found under " + cudaRoot + "/include. Check the CUDA"
-          + " installation, or use kernel.cuda.runtime=static.");
-    }
-    return new StubRequest("cudart", real, sonames, 35L, List.of(), headers);
-  }
-
-  /** nvcc -dlink over the host CUDA objects and every archive that holds CUDA objects. */
-  private Path deviceLink(KernelBuildRequest request, CompileStage.Prepared prepared, Map<String, Outcome> archives,
-      Toolchain toolchain, ContentHashes hashes, List<Path> deviceLibraries)
-      throws ToolchainException, IOException, BuildFailureException {
-    List<Path> inputs = new ArrayList<>();
+  /** What the link takes from the stages before it. */
+  private static LinkStage.Inputs linkInputs(KernelBuildRequest request, Plan plan, Archived archived) {
+    List<CompileJob> cuda = plan.prepared().jobs().stream().filter(j -> j.source().language() == Language.CUDA).toList();
     Set<String> cudaUnits = new HashSet<>();
-    for (CompileJob job : prepared.jobs()) {
-      if (job.source().language() == Language.CUDA) {
-        cudaUnits.add(job.source().unit());
-        if (job.source().unit().equals(SourceSet.HOST)) {
-          inputs.add(job.object());
-        }
-      }
-    }
-    archives.values().stream().filter(o -> cudaUnits.contains(o.name())).forEach(o -> inputs.add(o.archive()));
-    inputs.addAll(deviceLibraries);
-    Path dlink = new DeviceLinker(toolchain.compiler(Language.CUDA).orElseThrow(), toolchain.runner(),
-        request.outputDirectory(), hashes).link(request.libraryName(),
-            GpuArchitectures.nvccFlags(request.compileOptions().cudaArchs()), inputs);
-    log.info("Device link: nvcc -dlink over " + inputs.size() + " input(s) -> " + dlink.getFileName());
-    return dlink;
+    cuda.forEach(j -> cudaUnits.add(j.source().unit()));
+    List<LinkStage.Archive> archives = archived.archives().values().stream()
+        .map(o -> new LinkStage.Archive(o.name(), o.archive(), o.sha256(), o.definitions(), cudaUnits.contains(o.name())))
+        .toList();
+    List<Path> cudaHostObjects = cuda.stream().filter(j -> j.source().unit().equals(SourceSet.HOST))
+        .map(CompileJob::object).toList();
+    List<String> linkFlags = new ArrayList<>(request.link().linkFlags());
+    linkFlags.addAll(plan.dependencies().linkFlags());
+    return new LinkStage.Inputs(hostObjects(plan.prepared()), cudaHostObjects, archives, !cuda.isEmpty(),
+        request.compile().cudaArchs(), request.compile().relocatableDeviceCode(), linkFlags,
+        plan.dependencies().deviceLibraries(), plan.dependencies().stubs());
   }
 
   private static List<Path> hostObjects(CompileStage.Prepared prepared) {

@@ -1,82 +1,243 @@
 package io.github.kernelarchive.pipeline;
 
+import io.github.kernelarchive.cache.CacheSettings;
 import io.github.kernelarchive.cache.RemoteCache;
 import io.github.kernelarchive.compile.CompileOptions;
+import io.github.kernelarchive.deps.DependencySettings;
 import io.github.kernelarchive.deps.NativeDependency;
+import io.github.kernelarchive.link.CudaRuntime;
+import io.github.kernelarchive.link.LinkSettings;
 import io.github.kernelarchive.link.SymbolVersion;
 import io.github.kernelarchive.scan.SourceSet;
+import io.github.kernelarchive.scan.Sources;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One build, fully described: the Mojo fills it from the pom, tests construct it directly.
- *
- * @param projectDirectory the directory compilers run in
- * @param outputDirectory {@code target/kernel}: objects, state, archives, the library
- * @param libraryName {@code mha} for {@code libmha.so}
- * @param sourceSets host sources and the sources of each archive
- * @param objectSets prebuilt objects of archives (unit = archive name)
- * @param archiveNames every declared archive, in declaration order
- * @param batchSize objects per {@code ar} invocation; 0: the archiver's default (2000 for llvm-ar, 400 for GNU ar)
- * @param cacheDirectory the archive cache, {@code null} when disabled
- * @param cacheMaxBytes size cap of the cache (least recently used entries go first)
- * @param remoteCache the shared HTTP tier behind the local cache; {@code null}: none
- * @param exports symbol patterns of the public API
- * @param linkFlags extra flags for the final link
- * @param jobs parallel compile jobs; 0: what the compile farm in the launcher offers ({@code distcc -j}),
- *     else the local cores
- * @param staticLink archives linked privately into the one library; false: each archive becomes
- *     its own shared library that the main library depends on
- * @param dependencies native libraries to find and build against
- * @param dependencyRoot prefix of the distro and system directories searched for them ({@code /})
- * @param sitePackages extra Python site-packages directories searched for NVIDIA wheels
- * @param cudaRuntime how CUDA objects reach the runtime: {@code static} ({@code -lcudart_static}),
- *     {@code shared} ({@code NEEDED libcudart.so.N}) or {@code stub} (loaded on first use: 13, else 12)
- * @param symbolVersion the version node on the exports of the privately linked library
- *     ({@link SymbolVersion}; unused with {@code staticLink=false})
+ * One build, fully described, in the groups the stages take: the Mojo fills it from the pom,
+ * tests build it by name ({@link #builder}).
  */
 public record KernelBuildRequest(
-    Path projectDirectory,
-    Path outputDirectory,
-    String libraryName,
-    List<SourceSet> sourceSets,
-    List<SourceSet> objectSets,
-    List<String> archiveNames,
-    CompileOptions compileOptions,
+    Project project,
+    Sources sources,
+    CompileOptions compile,
     ToolchainConfig toolchain,
-    List<String> exports,
-    List<String> linkFlags,
-    int jobs,
-    int batchSize,
-    Path cacheDirectory,
-    long cacheMaxBytes,
-    RemoteCache.Settings remoteCache,
-    boolean staticLink,
-    List<NativeDependency> dependencies,
-    Path dependencyRoot,
-    List<Path> sitePackages,
-    String cudaRuntime,
-    String symbolVersion) {
+    Parallelism parallelism,
+    CacheSettings cache,
+    LinkSettings link,
+    DependencySettings dependencies) {
 
-  /** A request with the static CUDA runtime, the default, and the library's name alone as its version node. */
-  public KernelBuildRequest(Path projectDirectory, Path outputDirectory, String libraryName, List<SourceSet> sourceSets,
-      List<SourceSet> objectSets, List<String> archiveNames, CompileOptions compileOptions, ToolchainConfig toolchain,
-      List<String> exports, List<String> linkFlags, int jobs, int batchSize, Path cacheDirectory, long cacheMaxBytes,
-      RemoteCache.Settings remoteCache, boolean staticLink, List<NativeDependency> dependencies, Path dependencyRoot,
-      List<Path> sitePackages) {
-    this(projectDirectory, outputDirectory, libraryName, sourceSets, objectSets, archiveNames, compileOptions, toolchain,
-        exports, linkFlags, jobs, batchSize, cacheDirectory, cacheMaxBytes, remoteCache, staticLink, dependencies,
-        dependencyRoot, sitePackages, "static", SymbolVersion.defaultFor(libraryName, null));
+  /**
+   * @param directory the directory compilers run in
+   * @param outputDirectory {@code target/kernel}: objects, state, archives, the library
+   * @param libraryName {@code mha} for {@code libmha.so}
+   */
+  public record Project(Path directory, Path outputDirectory, String libraryName) {}
+
+  /**
+   * @param jobs parallel compile jobs; 0: what the compile farm in the launcher offers ({@code distcc -j}),
+   *     else the local cores
+   * @param batchSize objects per {@code ar} invocation; 0: the archiver's default (2000 for llvm-ar, 400 for GNU ar)
+   */
+  public record Parallelism(int jobs, int batchSize) {}
+
+  public static Builder builder(Path projectDirectory, String libraryName) {
+    return new Builder(projectDirectory, libraryName);
   }
 
-  public KernelBuildRequest {
-    sourceSets = List.copyOf(sourceSets);
-    objectSets = List.copyOf(objectSets);
-    archiveNames = List.copyOf(archiveNames);
-    exports = List.copyOf(exports);
-    linkFlags = List.copyOf(linkFlags);
-    dependencies = List.copyOf(dependencies);
-    sitePackages = List.copyOf(sitePackages);
+  /**
+   * Builds a request by name, with the Mojo's defaults: output in {@code target/kernel}, archives
+   * linked privately (archive members compiled with hidden visibility), the static CUDA runtime, no
+   * cache, no dependencies, and the library's name alone as its symbol version node.
+   */
+  public static final class Builder {
+    private final Path project;
+    private final String libraryName;
+    private Path outputDirectory;
+    private final List<SourceSet> sources = new ArrayList<>();
+    private final List<SourceSet> objects = new ArrayList<>();
+    private final List<String> archives = new ArrayList<>();
+    private List<Path> includeDirectories = List.of();
+    private List<String> defines = List.of();
+    private List<String> cFlags = List.of();
+    private List<String> cxxFlags = List.of();
+    private List<String> cudaFlags = List.of();
+    private String cudaArchs = "";
+    private boolean relocatableDeviceCode;
+    private String hipArchs = "";
+    private ToolchainConfig toolchain = ToolchainConfig.defaults();
+    private int jobs;
+    private int batchSize;
+    private CacheSettings cache = CacheSettings.OFF;
+    private List<String> exports = List.of();
+    private List<String> linkFlags = List.of();
+    private boolean privateArchives = true;
+    private CudaRuntime cudaRuntime = CudaRuntime.STATIC;
+    private String symbolVersion;
+    private DependencySettings dependencies = DependencySettings.NONE;
+
+    private Builder(Path project, String libraryName) {
+      this.project = project;
+      this.libraryName = libraryName;
+      this.outputDirectory = project.resolve("target/kernel");
+    }
+
+    public Builder outputDirectory(Path directory) {
+      outputDirectory = directory;
+      return this;
+    }
+
+    /** Host sources: every source under {@code directory}. */
+    public Builder host(Path directory) {
+      return sources(new SourceSet(SourceSet.HOST, directory, List.of(), List.of()));
+    }
+
+    /** Sources of the archive {@code name}: every source under {@code directory}. */
+    public Builder archive(String name, Path directory) {
+      return sources(new SourceSet(name, directory, List.of(), List.of()));
+    }
+
+    /** Prebuilt objects of the archive {@code name}: every {@code .o} under {@code directory}. */
+    public Builder archiveObjects(String name, Path directory) {
+      declare(name);
+      objects.add(new SourceSet(name, directory, List.of(), List.of()));
+      return this;
+    }
+
+    /** A source set as given (with includes or excludes); one of an archive declares the archive. */
+    public Builder sources(SourceSet set) {
+      declare(set.unit());
+      sources.add(set);
+      return this;
+    }
+
+    private void declare(String unit) {
+      if (!unit.equals(SourceSet.HOST) && !archives.contains(unit)) {
+        archives.add(unit);
+      }
+    }
+
+    public Builder includeDirectories(Path... directories) {
+      includeDirectories = List.of(directories);
+      return this;
+    }
+
+    public Builder defines(String... values) {
+      defines = List.of(values);
+      return this;
+    }
+
+    public Builder cFlags(String... flags) {
+      cFlags = List.of(flags);
+      return this;
+    }
+
+    public Builder cxxFlags(String... flags) {
+      cxxFlags = List.of(flags);
+      return this;
+    }
+
+    public Builder cudaFlags(String... flags) {
+      cudaFlags = List.of(flags);
+      return this;
+    }
+
+    public Builder cudaArchs(String archs) {
+      cudaArchs = archs;
+      return this;
+    }
+
+    public Builder relocatableDeviceCode(boolean on) {
+      relocatableDeviceCode = on;
+      return this;
+    }
+
+    public Builder hipArchs(String archs) {
+      hipArchs = archs;
+      return this;
+    }
+
+    public Builder toolchain(ToolchainConfig config) {
+      toolchain = config;
+      return this;
+    }
+
+    /** {@code kernel.linker}: a shorthand for a toolchain that names only the linker. */
+    public Builder linker(String linker) {
+      return toolchain(new ToolchainConfig(null, null, null, null, null, null, linker, java.util.Map.of()));
+    }
+
+    public Builder jobs(int value) {
+      jobs = value;
+      return this;
+    }
+
+    public Builder batchSize(int value) {
+      batchSize = value;
+      return this;
+    }
+
+    /** The local cache in {@code directory}, capped at {@code maxBytes}, without a remote tier. */
+    public Builder cache(Path directory, long maxBytes) {
+      return cache(new CacheSettings(directory, maxBytes, null));
+    }
+
+    public Builder cache(CacheSettings settings) {
+      cache = settings;
+      return this;
+    }
+
+    public Builder remoteCache(RemoteCache.Settings remote) {
+      cache = new CacheSettings(cache.directory(), cache.maxBytes(), remote);
+      return this;
+    }
+
+    public Builder exports(String... patterns) {
+      exports = List.of(patterns);
+      return this;
+    }
+
+    public Builder linkFlags(String... flags) {
+      linkFlags = List.of(flags);
+      return this;
+    }
+
+    /** {@code kernel.staticLink}: false gives one plain shared library per archive. */
+    public Builder privateArchives(boolean on) {
+      privateArchives = on;
+      return this;
+    }
+
+    public Builder cudaRuntime(CudaRuntime runtime) {
+      cudaRuntime = runtime;
+      return this;
+    }
+
+    public Builder symbolVersion(String node) {
+      symbolVersion = node;
+      return this;
+    }
+
+    public Builder dependencies(NativeDependency... list) {
+      dependencies = new DependencySettings(List.of(list), dependencies.root(), dependencies.sitePackages());
+      return this;
+    }
+
+    public Builder dependencies(DependencySettings settings) {
+      dependencies = settings;
+      return this;
+    }
+
+    public KernelBuildRequest build() {
+      CompileOptions compile = new CompileOptions(includeDirectories, defines, cFlags, cxxFlags, cudaFlags, List.of(),
+          cudaArchs, relocatableDeviceCode, hipArchs, privateArchives, project);
+      return new KernelBuildRequest(new Project(project, outputDirectory, libraryName),
+          new Sources(sources, objects, archives), compile, toolchain, new Parallelism(jobs, batchSize), cache,
+          new LinkSettings(exports, linkFlags, privateArchives, cudaRuntime,
+              symbolVersion != null ? symbolVersion : SymbolVersion.defaultFor(libraryName, null)),
+          dependencies);
+    }
   }
 }

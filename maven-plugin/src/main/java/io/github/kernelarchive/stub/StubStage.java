@@ -1,10 +1,11 @@
 package io.github.kernelarchive.stub;
 
-import io.github.kernelarchive.archive.ArFormatException;
-import io.github.kernelarchive.archive.ArMember;
-import io.github.kernelarchive.archive.ArReader;
+import io.github.kernelarchive.ar.ArFormatException;
+import io.github.kernelarchive.ar.ArMember;
+import io.github.kernelarchive.ar.ArReader;
 import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.common.ToolchainException;
+import io.github.kernelarchive.deps.StubRequest;
 import io.github.kernelarchive.elf.ElfFormatException;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.ElfSymbol;

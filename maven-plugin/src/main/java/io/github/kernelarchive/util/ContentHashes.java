@@ -1,7 +1,5 @@
-package io.github.kernelarchive.compile;
+package io.github.kernelarchive.util;
 
-import io.github.kernelarchive.util.AtomicFiles;
-import io.github.kernelarchive.util.Hashing;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -93,7 +93,7 @@ class ArchiveBuilderTest {
     build(ar, members, 10, "inc");
     log.clear();
     Path changed = NativeObjects.compile(members.get(15).object(), "int member_15(void) { return -15; }\n");
-    members.set(15, new PlannedMember("k15.o", changed, new io.github.kernelarchive.compile.ContentHashes().of(changed).orElseThrow()));
+    members.set(15, new PlannedMember("k15.o", changed, new io.github.kernelarchive.util.ContentHashes().of(changed).orElseThrow()));
     build(ar, members, 10, "inc");
     List<String> arLines = log.lines().stream().filter(l -> l.contains(" AR ")).toList();
     assertEquals(List.of("INFO [1/1] AR k batch 2/3 (10 objects)"), arLines);

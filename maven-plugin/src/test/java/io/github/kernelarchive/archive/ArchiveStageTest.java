@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.kernelarchive.common.BuildFailureException;
-import io.github.kernelarchive.compile.ContentHashes;
 import io.github.kernelarchive.pipeline.RecordingLog;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.Toolchain;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
+import io.github.kernelarchive.util.ContentHashes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

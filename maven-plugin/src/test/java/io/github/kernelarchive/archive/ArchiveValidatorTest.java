@@ -3,12 +3,16 @@ package io.github.kernelarchive.archive;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.kernelarchive.compile.ContentHashes;
+import io.github.kernelarchive.ar.ArMember;
+import io.github.kernelarchive.ar.ArReader;
+import io.github.kernelarchive.ar.ArWriter;
+import io.github.kernelarchive.ar.ArchiveDigest;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.pipeline.RecordingLog;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.Toolchain;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
+import io.github.kernelarchive.util.ContentHashes;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

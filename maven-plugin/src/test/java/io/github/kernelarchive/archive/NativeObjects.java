@@ -1,19 +1,19 @@
 package io.github.kernelarchive.archive;
 
-import io.github.kernelarchive.compile.ContentHashes;
 import io.github.kernelarchive.pipeline.Commands;
 import io.github.kernelarchive.pipeline.Installed;
+import io.github.kernelarchive.util.ContentHashes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /** Test helpers: real objects from gcc, and real tools run with their output checked. */
-final class NativeObjects {
+public final class NativeObjects {
   private NativeObjects() {}
 
   /** Compiles {@code source} with gcc into {@code object}. */
-  static Path compile(Path object, String source) throws Exception {
+  public static Path compile(Path object, String source) throws Exception {
     Files.createDirectories(object.getParent());
     Path c = object.resolveSibling(object.getFileName() + ".src.c");
     Files.writeString(c, source);
@@ -23,7 +23,7 @@ final class NativeObjects {
   }
 
   /** {@code count} objects, each defining {@code prefix_i}, named as {@code name(i)} says. */
-  static List<PlannedMember> members(Path dir, int count, java.util.function.IntFunction<String> name) throws Exception {
+  public static List<PlannedMember> members(Path dir, int count, java.util.function.IntFunction<String> name) throws Exception {
     List<PlannedMember> members = new ArrayList<>();
     ContentHashes hashes = new ContentHashes();
     for (int i = 0; i < count; i++) {
@@ -34,16 +34,16 @@ final class NativeObjects {
   }
 
   /** What the builder takes: each planned member's name and object. */
-  static List<ArchiveBuilder.Input> inputs(List<PlannedMember> members) {
+  public static List<ArchiveBuilder.Input> inputs(List<PlannedMember> members) {
     return members.stream().map(m -> new ArchiveBuilder.Input(m.name(), m.object())).toList();
   }
 
-  static String run(List<String> argv, Path dir) throws Exception {
+  public static String run(List<String> argv, Path dir) throws Exception {
     return Commands.run(argv, dir);
   }
 
   /** Whether {@code tool} is on the PATH; when not, says so with the package to install. */
-  static boolean installed(String tool) {
+  public static boolean installed(String tool) {
     boolean present = Installed.onPath(tool);
     if (!present) {
       System.out.println("SKIPPED: " + tool + " is not installed (" + Installed.howToInstall(tool) + "); tests that"

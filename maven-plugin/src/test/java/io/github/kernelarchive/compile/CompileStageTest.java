@@ -14,6 +14,7 @@ import io.github.kernelarchive.scan.SourceScanner;
 import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.toolchain.Toolchain;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
+import io.github.kernelarchive.util.ContentHashes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

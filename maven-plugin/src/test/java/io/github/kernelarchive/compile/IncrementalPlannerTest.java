@@ -8,6 +8,7 @@ import io.github.kernelarchive.compile.CompileState.ObjectRecord;
 import io.github.kernelarchive.compile.IncrementalPlanner.Plan;
 import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.scan.SourceFile;
+import io.github.kernelarchive.util.ContentHashes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;

@@ -5,14 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.kernelarchive.common.BuildFailureException;
-import io.github.kernelarchive.compile.CompileOptions;
 import io.github.kernelarchive.pipeline.Commands;
 import io.github.kernelarchive.pipeline.Installed;
 import io.github.kernelarchive.pipeline.KernelBuild;
 import io.github.kernelarchive.pipeline.KernelBuildRequest;
 import io.github.kernelarchive.pipeline.RecordingLog;
 import io.github.kernelarchive.scan.Language;
-import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.toolchain.CudaLibraries;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.Toolchain;
@@ -71,12 +69,12 @@ class NativeDependenciesTest {
   }
 
   private KernelBuildRequest request(List<NativeDependency> dependencies) {
-    CompileOptions options = new CompileOptions(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), "",
-        false, "", true, project);
-    return new KernelBuildRequest(project, project.resolve("target/kernel"), "use",
-        List.of(new SourceSet(SourceSet.HOST, project.resolve("src"), List.of(), List.of())), List.of(), List.of(),
-        options, ToolchainConfig.defaults(), List.of("use_*"), List.of(), 2, 400, null, 0, null, true, dependencies,
-        prefix, List.of());
+    return requestWith(dependencies).build();
+  }
+
+  private KernelBuildRequest.Builder requestWith(List<NativeDependency> dependencies) {
+    return KernelBuildRequest.builder(project, "use").host(project.resolve("src")).jobs(2).batchSize(400)
+        .exports("use_*").dependencies(new DependencySettings(dependencies, prefix, List.of()));
   }
 
   /** Builds libuse.so against the dependency, checks NEEDED and rpath, and calls it from a program. */
@@ -147,12 +145,7 @@ class NativeDependenciesTest {
         + "extern \"C\" __attribute__((visibility(\"default\"))) void use_launch(int *out) { pe<<<1, 1>>>(out); }\n");
     NativeDependency withDevice = new NativeDependency("nvshmem", List.of("nvshmem_host"), List.of("nvshmem_device"),
         List.of("nvshmem.h"), false, List.of(), List.of(), List.of(), null);
-    CompileOptions rdc = new CompileOptions(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), "80",
-        true, "", true, project);
-    KernelBuildRequest base = request(List.of(withDevice));
-    KernelBuildRequest request = new KernelBuildRequest(base.projectDirectory(), base.outputDirectory(), base.libraryName(),
-        base.sourceSets(), base.objectSets(), base.archiveNames(), rdc, base.toolchain(), base.exports(), base.linkFlags(),
-        base.jobs(), base.batchSize(), null, 0, null, true, base.dependencies(), base.dependencyRoot(), base.sitePackages());
+    KernelBuildRequest request = requestWith(List.of(withDevice)).cudaArchs("80").relocatableDeviceCode(true).build();
     Map<String, String> env = new HashMap<>(System.getenv());
     env.put("NVSHMEM_DIR", home.toString());
     new KernelBuild(log, env).run(request);

@@ -1,9 +1,9 @@
 package io.github.kernelarchive.fuzz;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.github.kernelarchive.archive.ArFormatException;
-import io.github.kernelarchive.archive.ArMember;
-import io.github.kernelarchive.archive.ArReader;
+import io.github.kernelarchive.ar.ArFormatException;
+import io.github.kernelarchive.ar.ArMember;
+import io.github.kernelarchive.ar.ArReader;
 import io.github.kernelarchive.cache.ContentManifest;
 import io.github.kernelarchive.cache.Manifest;
 import io.github.kernelarchive.compile.DepfileParser;

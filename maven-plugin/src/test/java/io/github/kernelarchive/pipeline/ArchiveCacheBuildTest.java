@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.kernelarchive.archive.ArReader;
+import io.github.kernelarchive.ar.ArReader;
 import io.github.kernelarchive.cache.EntryKind;
 import io.github.kernelarchive.cache.LocalCache;
 import java.io.RandomAccessFile;

@@ -6,13 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.kernelarchive.compile.CompileOptions;
-import io.github.kernelarchive.scan.SourceSet;
-import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -108,14 +104,9 @@ class BuildIdTest {
   }
 
   private BuildSummary build(Path project, String linker, List<String> linkFlags) throws Exception {
-    CompileOptions options = new CompileOptions(List.of(), List.of(), List.of("-O1"), List.of("-O1"), List.of(),
-        List.of(), "", false, "", true, project);
-    ToolchainConfig tools = new ToolchainConfig(null, null, null, null, null, null, linker, Map.of());
-    KernelBuildRequest request = new KernelBuildRequest(project, project.resolve("target/kernel"), "p",
-        List.of(new SourceSet(SourceSet.HOST, project.resolve("host"), List.of(), List.of()),
-            new SourceSet("kernels", project.resolve("kernels"), List.of(), List.of())),
-        List.of(), List.of("kernels"), options, tools, List.of("p_*"), linkFlags, 2, 400, null, 0, null,
-        true, List.of(), Path.of("/"), List.of());
+    KernelBuildRequest request = KernelBuildRequest.builder(project, "p").host(project.resolve("host"))
+        .archive("kernels", project.resolve("kernels")).cFlags("-O1").cxxFlags("-O1").linker(linker).jobs(2)
+        .batchSize(400).exports("p_*").linkFlags(linkFlags.toArray(String[]::new)).build();
     RecordingLog log = new RecordingLog();
     return new KernelBuild(log, System.getenv()).run(request);
   }

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.github.kernelarchive.compile.CompileOptions;
-import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,14 +51,10 @@ class CompileFarmTest {
   }
 
   private KernelBuildRequest request(String launcher, int jobs, Map<String, String> environment) {
-    CompileOptions options = new CompileOptions(List.of(), List.of(), List.of("-O2"), List.of(), List.of(), List.of(),
-        "", false, "", true, project);
-    return new KernelBuildRequest(project, project.resolve("target/kernel"), "farm",
-        List.of(new SourceSet(SourceSet.HOST, project.resolve("host"), List.of(), List.of()),
-            new SourceSet("k", project.resolve("kernels"), List.of(), List.of())),
-        List.of(), List.of("k"), options,
-        new ToolchainConfig(null, null, null, null, null, launcher, null, environment), List.of("farm_api"), List.of(),
-        jobs, 400, null, 0, null, true, List.of(), Path.of("/"), List.of());
+    return KernelBuildRequest.builder(project, "farm").host(project.resolve("host"))
+        .archive("k", project.resolve("kernels")).cFlags("-O2")
+        .toolchain(new ToolchainConfig(null, null, null, null, null, launcher, null, environment)).jobs(jobs)
+        .batchSize(400).exports("farm_api").build();
   }
 
   /** The local build's archive, for comparison; the project is then cleaned for the next build. */

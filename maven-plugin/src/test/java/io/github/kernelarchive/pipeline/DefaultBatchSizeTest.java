@@ -3,8 +3,6 @@ package io.github.kernelarchive.pipeline;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.github.kernelarchive.compile.CompileOptions;
-import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,12 +49,8 @@ class DefaultBatchSizeTest {
 
   private BuildSummary build(String name, Path objects, String archiver) throws Exception {
     Path project = Files.createDirectories(dir.resolve(name));
-    CompileOptions options = new CompileOptions(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), "",
-        false, "", true, project);
-    KernelBuildRequest request = new KernelBuildRequest(project, project.resolve("target/kernel"), "k", List.of(),
-        List.of(new SourceSet("k", objects, List.of(), List.of())), List.of("k"), options,
-        new ToolchainConfig(null, null, null, null, archiver, null, null, Map.of()), List.of(), List.of(), 2, 0, null,
-        0, null, true, List.of(), Path.of("/"), List.of());
+    KernelBuildRequest request = KernelBuildRequest.builder(project, "k").archiveObjects("k", objects)
+        .toolchain(new ToolchainConfig(null, null, null, null, archiver, null, null, Map.of())).jobs(2).build();
     return new KernelBuild(new RecordingLog(), System.getenv()).run(request);
   }
 }

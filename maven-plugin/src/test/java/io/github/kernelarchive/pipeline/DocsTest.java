@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.github.kernelarchive.compile.CompileOptions;
-import io.github.kernelarchive.scan.SourceSet;
-import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -87,13 +84,8 @@ class DocsTest {
     for (int i = 0; i < 3; i++) {
       Files.writeString(project.resolve("kernels/k" + i + ".c"), "int k" + i + "(void) { return " + i + "; }\n");
     }
-    CompileOptions options = new CompileOptions(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), "",
-        false, "", true, project);
-    KernelBuildRequest request = new KernelBuildRequest(project, project.resolve("target/kernel"), "p",
-        List.of(new SourceSet(SourceSet.HOST, project.resolve("host"), List.of(), List.of()),
-            new SourceSet("k", project.resolve("kernels"), List.of(), List.of())),
-        List.of(), List.of("k"), options, ToolchainConfig.defaults(), List.of("api"), List.of(), 2, 0, null, 0, null,
-        true, List.of(), Path.of("/"), List.of());
+    KernelBuildRequest request = KernelBuildRequest.builder(project, "p").host(project.resolve("host"))
+        .archive("k", project.resolve("kernels")).jobs(2).exports("api").build();
     new KernelBuild(new RecordingLog(), System.getenv()).run(request);
     RecordingLog second = new RecordingLog();
     new KernelBuild(second, System.getenv()).run(request);

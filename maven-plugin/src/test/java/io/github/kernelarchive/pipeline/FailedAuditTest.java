@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.kernelarchive.common.BuildFailureException;
-import io.github.kernelarchive.compile.CompileOptions;
-import io.github.kernelarchive.scan.SourceSet;
-import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -25,12 +22,8 @@ class FailedAuditTest {
   private KernelBuildRequest request(List<String> exports, String symbolVersion) throws Exception {
     Files.createDirectories(project.resolve("host"));
     Files.writeString(project.resolve("host/api.c"), "int api_answer(void) { return 42; }\n");
-    CompileOptions options = new CompileOptions(List.of(), List.of(), List.of("-O1"), List.of(), List.of(), List.of(),
-        "", false, "", true, project);
-    return new KernelBuildRequest(project, project.resolve("target/kernel"), "api",
-        List.of(new SourceSet(SourceSet.HOST, project.resolve("host"), List.of(), List.of())), List.of(), List.of(),
-        options, ToolchainConfig.defaults(), exports, List.of(), 2, 0, null, 0, null, true, List.of(), Path.of("/"),
-        List.of(), "static", symbolVersion);
+    return KernelBuildRequest.builder(project, "api").host(project.resolve("host")).cFlags("-O1").jobs(2)
+        .exports(exports.toArray(String[]::new)).symbolVersion(symbolVersion).build();
   }
 
   @Test

@@ -3,9 +3,7 @@ package io.github.kernelarchive.pipeline;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.kernelarchive.compile.CompileOptions;
 import io.github.kernelarchive.scan.Language;
-import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,12 +34,9 @@ class FarmLauncherTest {
     Files.writeString(project.resolve("src/b.cpp"), "extern \"C\" int b(void) { return 2; }\n");
     Files.writeString(project.resolve("src/k.cu"), "__global__ void k(float *x) { x[0] = 1; }\n"
         + "extern \"C\" int c(void) { return 3; }\n");
-    CompileOptions options = new CompileOptions(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), "80",
-        false, "", true, project);
     ToolchainConfig tools = new ToolchainConfig(null, null, null, null, null, distcc.toString(), null, Map.of());
-    KernelBuildRequest request = new KernelBuildRequest(project, project.resolve("target/kernel"), "farm",
-        List.of(new SourceSet(SourceSet.HOST, project.resolve("src"), List.of(), List.of())), List.of(), List.of(),
-        options, tools, List.of(), List.of(), 2, 400, null, 0, null, true, List.of(), Path.of("/"), List.of());
+    KernelBuildRequest request = KernelBuildRequest.builder(project, "farm").host(project.resolve("src")).cudaArchs("80")
+        .toolchain(tools).jobs(2).batchSize(400).build();
     RecordingLog log = new RecordingLog();
     BuildSummary summary = new KernelBuild(log, System.getenv()).run(request);
     assertEquals(3, summary.compiled(), log.text());

@@ -3,9 +3,6 @@ package io.github.kernelarchive.pipeline;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.kernelarchive.compile.CompileOptions;
-import io.github.kernelarchive.scan.SourceSet;
-import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -95,14 +92,9 @@ class LinkersTest {
       Files.writeString(project.resolve("kernels").resolve(kernel.getKey()), kernel.getValue());
     }
     Files.writeString(project.resolve("host/api.c"), api);
-    CompileOptions options = new CompileOptions(List.of(), List.of("VARIANT=" + variant, "API_NAME=" + name + "_answer"),
-        List.of("-O1"), List.of("-O1"), List.of(), List.of(), "", false, "", true, project);
-    ToolchainConfig tools = new ToolchainConfig(null, null, null, null, null, null, linker, Map.of());
-    KernelBuildRequest request = new KernelBuildRequest(project, project.resolve("target/kernel"), name,
-        List.of(new SourceSet(SourceSet.HOST, project.resolve("host"), List.of(), List.of()),
-            new SourceSet("kernels", project.resolve("kernels"), List.of(), List.of())),
-        List.of(), List.of("kernels"), options, tools, List.of(name + "_*"), List.of(), 2, 400, null, 0, null,
-        true, List.of(), Path.of("/"), List.of());
+    KernelBuildRequest request = KernelBuildRequest.builder(project, name).host(project.resolve("host"))
+        .archive("kernels", project.resolve("kernels")).defines("VARIANT=" + variant, "API_NAME=" + name + "_answer")
+        .cFlags("-O1").cxxFlags("-O1").linker(linker).jobs(2).batchSize(400).exports(name + "_*").build();
     RecordingLog log = new RecordingLog();
     BuildSummary summary = new KernelBuild(log, System.getenv()).run(request);
     assertEquals(linker, summary.linker(), log.text());

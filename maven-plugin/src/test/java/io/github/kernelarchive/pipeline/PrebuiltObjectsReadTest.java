@@ -4,16 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.kernelarchive.compile.CompileOptions;
-import io.github.kernelarchive.scan.SourceSet;
-import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -47,12 +43,8 @@ class PrebuiltObjectsReadTest {
   }
 
   private KernelBuildRequest request() {
-    CompileOptions options = new CompileOptions(List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), "",
-        false, "", true, dir);
-    return new KernelBuildRequest(dir, dir.resolve("target/kernel"), "k", List.of(),
-        List.of(new SourceSet("k", dir.resolve("objects"), List.of(), List.of())), List.of("k"), options,
-        new ToolchainConfig(null, null, null, null, null, null, null, Map.of()), List.of(), List.of(), 2, 4, null,
-        1L << 30, null, true, List.of(), Path.of("/"), List.of());
+    return KernelBuildRequest.builder(dir, "k").archiveObjects("k", dir.resolve("objects")).jobs(2).batchSize(4)
+        .build();
   }
 
   private List<String> slices() throws Exception {

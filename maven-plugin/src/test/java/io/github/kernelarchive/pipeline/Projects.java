@@ -1,13 +1,8 @@
 package io.github.kernelarchive.pipeline;
 
-import io.github.kernelarchive.compile.CompileOptions;
-import io.github.kernelarchive.scan.SourceSet;
-import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
 
 /**
  * Generated test projects: one archive {@code k} of small C sources that include a shared header,
@@ -36,10 +31,9 @@ public final class Projects {
 
   /** @param linker {@code kernel.linker}; null for auto */
   public static KernelBuildRequest request(Path project, Path cache, int batchSize, String linker) {
-    CompileOptions options = new CompileOptions(List.of(project.resolve("include")), List.of(), List.of("-O1"),
-        List.of(), List.of(), List.of(), "", false, "", true, project);
-    return new KernelBuildRequest(project, project.resolve("target/kernel"), "k",
-        List.of(new SourceSet("k", project.resolve("kernels"), List.of(), List.of())), List.of(), List.of("k"),
-        options, new ToolchainConfig(null, null, null, null, null, null, linker, Map.of()), List.of(), List.of(), 2, batchSize, cache, 1L << 30, null, true, List.of(), Path.of("/"), List.of());
+    KernelBuildRequest.Builder request = KernelBuildRequest.builder(project, "k")
+        .archive("k", project.resolve("kernels")).includeDirectories(project.resolve("include")).cFlags("-O1")
+        .linker(linker).jobs(2).batchSize(batchSize);
+    return (cache == null ? request : request.cache(cache, 1L << 30)).build();
   }
 }

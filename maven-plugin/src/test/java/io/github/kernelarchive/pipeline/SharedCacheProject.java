@@ -1,14 +1,11 @@
 package io.github.kernelarchive.pipeline;
 
 import io.github.kernelarchive.cache.RemoteCache;
-import io.github.kernelarchive.compile.CompileOptions;
-import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -88,17 +85,13 @@ final class SharedCacheProject {
   static KernelBuildRequest request(Runner runner, Path tools, RemoteCache.Settings remote, int batchSize,
       boolean cuda) {
     Path project = runner.project();
-    CompileOptions options = new CompileOptions(List.of(project.resolve("include")), List.of(), List.of("-O1"),
-        List.of("-O1", "-std=c++17"), List.of(), List.of(), cuda ? "80" : "", false, "", true, project);
     ToolchainConfig toolchain = new ToolchainConfig(null, null, null, null, tools.resolve("count-ar").toString(),
         tools.resolve("count-launcher").toString(), null,
         Map.of("KA_COMPILES", runner.compiles().toString(), "KA_AR_CALLS", runner.arCalls().toString()));
-    List<SourceSet> sets = new ArrayList<>();
-    sets.add(new SourceSet(SourceSet.HOST, project.resolve("host"), List.of(), List.of()));
-    sets.add(new SourceSet("k", project.resolve("kernels"), List.of(), List.of()));
-    return new KernelBuildRequest(project, project.resolve("target/kernel"), "shared", sets, List.of(), List.of("k"),
-        options, toolchain, List.of("ka_*"), List.of(), 2, batchSize, runner.localCache(), 1L << 32, remote, true,
-        List.of(), Path.of("/"), List.of());
+    return KernelBuildRequest.builder(project, "shared").host(project.resolve("host"))
+        .archive("k", project.resolve("kernels")).includeDirectories(project.resolve("include")).cFlags("-O1")
+        .cxxFlags("-O1", "-std=c++17").cudaArchs(cuda ? "80" : "").toolchain(toolchain).jobs(2).batchSize(batchSize)
+        .cache(runner.localCache(), 1L << 32).remoteCache(remote).exports("ka_*").build();
   }
 
   static RemoteCache.Settings remote(String url, String authorization, boolean push) {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.github.kernelarchive.compile.CompileOptions;
 import io.github.kernelarchive.deps.NativeDependency;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.ElfSymbol;
@@ -12,8 +11,6 @@ import io.github.kernelarchive.pipeline.Commands;
 import io.github.kernelarchive.pipeline.KernelBuild;
 import io.github.kernelarchive.pipeline.KernelBuildRequest;
 import io.github.kernelarchive.pipeline.RecordingLog;
-import io.github.kernelarchive.scan.SourceSet;
-import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,12 +69,8 @@ class CudaRuntimeAbsentTest {
     NativeDependency cudart = new NativeDependency("cudart", List.of("cudart"), List.of(),
         List.of("cuda_runtime_api.h", "crt/host_runtime.h"), false, List.of(), List.of(CUDA.resolve("include")),
         List.of(runtime.getParent()), new NativeDependency.Stub(List.of("libcudart.so.999"), 35L, List.of()));
-    CompileOptions options = new CompileOptions(List.of(), List.of(), List.of("-O1", "-w"), List.of(), List.of(),
-        List.of(), "", false, "", true, project);
-    KernelBuildRequest request = new KernelBuildRequest(project, project.resolve("target/kernel"), "use",
-        List.of(new SourceSet(SourceSet.HOST, project.resolve("src"), List.of(), List.of())), List.of(), List.of(),
-        options, ToolchainConfig.defaults(), List.of("use_*"), List.of(), 2, 400, null, 0, null, true,
-        List.of(cudart), Path.of("/"), List.of());
+    KernelBuildRequest request = KernelBuildRequest.builder(project, "use").host(project.resolve("src"))
+        .cFlags("-O1", "-w").jobs(2).batchSize(400).exports("use_*").dependencies(cudart).build();
     new KernelBuild(new RecordingLog(), System.getenv()).run(request);
 
     Map<String, String> listed = Files.readAllLines(project.resolve("target/kernel/stubs-cudart.txt")).stream()

@@ -4,14 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.kernelarchive.compile.CompileOptions;
 import io.github.kernelarchive.deps.NativeDependency;
 import io.github.kernelarchive.pipeline.Commands;
 import io.github.kernelarchive.pipeline.KernelBuild;
 import io.github.kernelarchive.pipeline.KernelBuildRequest;
 import io.github.kernelarchive.pipeline.RecordingLog;
-import io.github.kernelarchive.scan.SourceSet;
-import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -89,15 +86,11 @@ class NvrtcStubTest {
     Path project = dir.resolve("project");
     Files.createDirectories(project.resolve("src"));
     Files.writeString(project.resolve("src/use.c"), USE_NVRTC);
-    CompileOptions options = new CompileOptions(List.of(), List.of(), List.of("-O1"), List.of(), List.of(), List.of(),
-        "", false, "", true, project);
     NativeDependency nvrtc = new NativeDependency("nvrtc", List.of("nvrtc"), List.of(), List.of(), false, List.of(),
         List.of(dir), List.of(standIn()), new NativeDependency.Stub(List.of("libnvrtc.so.13", "libnvrtc.so.12"), null,
             List.of()));
-    KernelBuildRequest request = new KernelBuildRequest(project, project.resolve("target/kernel"), "use_nvrtc",
-        List.of(new SourceSet(SourceSet.HOST, project.resolve("src"), List.of(), List.of())), List.of(), List.of(),
-        options, ToolchainConfig.defaults(), List.of("nvrtc_*"), List.of(), 2, 400, null, 0, null, true,
-        List.of(nvrtc), Path.of("/"), List.of());
+    KernelBuildRequest request = KernelBuildRequest.builder(project, "use_nvrtc").host(project.resolve("src"))
+        .cFlags("-O1").jobs(2).batchSize(400).exports("nvrtc_*").dependencies(nvrtc).build();
     RecordingLog log = new RecordingLog();
     new KernelBuild(log, System.getenv()).run(request);
     Path library = project.resolve("target/kernel/libuse_nvrtc.so");

@@ -6,14 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.kernelarchive.common.BuildFailureException;
-import io.github.kernelarchive.compile.CompileOptions;
 import io.github.kernelarchive.deps.NativeDependency;
 import io.github.kernelarchive.pipeline.Commands;
 import io.github.kernelarchive.pipeline.KernelBuild;
 import io.github.kernelarchive.pipeline.KernelBuildRequest;
 import io.github.kernelarchive.pipeline.RecordingLog;
-import io.github.kernelarchive.scan.SourceSet;
-import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -92,16 +89,12 @@ class StubTest {
     Path project = dir.resolve("project");
     Files.createDirectories(project.resolve("src"));
     Files.writeString(project.resolve("src/api.c"), api);
-    CompileOptions options = new CompileOptions(List.of(), List.of(), List.of("-O1"), List.of(), List.of(), List.of(),
-        "", false, "", true, project);
     // Built against the .13 runtime's symbol table; at run time 13, else 12.
     NativeDependency fakert = new NativeDependency("fakert", List.of("fakert"), List.of(), List.of(), false, List.of(),
         List.of(dir), List.of(rt13), new NativeDependency.Stub(List.of("libfakert.so.13", "libfakert.so.12"), -7L,
             incompatible));
-    KernelBuildRequest request = new KernelBuildRequest(project, project.resolve("target/kernel"), "use",
-        List.of(new SourceSet(SourceSet.HOST, project.resolve("src"), List.of(), List.of())), List.of(), List.of(),
-        options, ToolchainConfig.defaults(), List.of("use_*"), List.of(), 2, 400, null, 0, null, true, List.of(fakert),
-        Path.of("/"), List.of());
+    KernelBuildRequest request = KernelBuildRequest.builder(project, "use").host(project.resolve("src")).cFlags("-O1")
+        .jobs(2).batchSize(400).exports("use_*").dependencies(fakert).build();
     RecordingLog log = new RecordingLog();
     new KernelBuild(log, System.getenv()).run(request);
     assertTrue(log.text().contains("Stub fakert: 3 functions, loaded on first use from libfakert.so.13 or libfakert.so.12"),

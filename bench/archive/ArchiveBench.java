@@ -5,7 +5,7 @@ import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.toolchain.Toolchain;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
-import io.github.kernelarchive.compile.ContentHashes;
+import io.github.kernelarchive.util.ContentHashes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

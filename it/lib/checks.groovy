@@ -37,6 +37,7 @@ def sh = { List<String> argv, File dir, Map<String, String> env = [:] ->
 // that the library the build produced loads and answers.
 def runC = { File basedir, String program, File libDir, String name ->
   def src = new File(basedir, 'target/check.c')
+  src.parentFile.mkdirs()
   src.text = program
   def exe = new File(basedir, 'target/check')
   sh(['cc', '-o', exe.path, src.path, "-L${libDir.path}".toString(), "-l${name}".toString(),

@@ -35,6 +35,15 @@ public final class GpuArchitectures {
     return flags;
   }
 
+  /** The SASS targets of {@code archs}, normalized ({@code 8.0;90a+PTX} gives 80 and 90a); PTX marks dropped. */
+  public static java.util.Set<String> cudaTargets(String archs) throws BuildFailureException {
+    java.util.Set<String> targets = new java.util.TreeSet<>();
+    for (String flag : nvccFlags(archs)) {
+      targets.add(flag.substring("-gencode=arch=compute_".length(), flag.indexOf(',')));
+    }
+    return targets;
+  }
+
   public static List<String> hipFlags(String archs) throws BuildFailureException {
     List<String> flags = new ArrayList<>();
     for (String entry : split(archs)) {

@@ -1,5 +1,6 @@
 package io.github.kernelarchive.mojo;
 
+import io.github.kernelarchive.bundle.KernelDependency;
 import io.github.kernelarchive.cache.CacheSettings;
 import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.common.ToolchainException;
@@ -15,6 +16,7 @@ import io.github.kernelarchive.pipeline.KernelBuildRequest;
 import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.scan.Sources;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
+import io.github.kernelarchive.util.Platform;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -22,6 +24,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.maven.artifact.Artifact;
 import org.apache.maven.execution.MavenSession;
 import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
@@ -30,16 +33,22 @@ import org.apache.maven.plugins.annotations.Component;
 import org.apache.maven.plugins.annotations.LifecyclePhase;
 import org.apache.maven.plugins.annotations.Mojo;
 import org.apache.maven.plugins.annotations.Parameter;
+import org.apache.maven.plugins.annotations.ResolutionScope;
 import org.apache.maven.project.MavenProject;
 import org.apache.maven.project.MavenProjectHelper;
 import org.apache.maven.settings.Settings;
 import org.apache.maven.settings.crypto.SettingsDecrypter;
+import org.eclipse.aether.RepositorySystem;
+import org.eclipse.aether.artifact.DefaultArtifact;
+import org.eclipse.aether.resolution.ArtifactRequest;
+import org.eclipse.aether.resolution.ArtifactResolutionException;
 
 /**
  * Compiles the kernel sources and links {@code lib<library>.so}, attached to the project with a
  * platform classifier. Bound to {@code compile} so the library exists before the test phase.
  */
-@Mojo(name = "build", defaultPhase = LifecyclePhase.COMPILE, threadSafe = true)
+@Mojo(name = "build", defaultPhase = LifecyclePhase.COMPILE, threadSafe = true,
+    requiresDependencyResolution = ResolutionScope.COMPILE)
 public class BuildMojo extends AbstractMojo {
 
   @Parameter(defaultValue = "${project}", readonly = true, required = true)
@@ -47,6 +56,10 @@ public class BuildMojo extends AbstractMojo {
 
   @Component
   private MavenProjectHelper projectHelper;
+
+  /** Resolves the platform bundles of {@code <type>kernel</type>} dependencies: reactor, local, remote, as Maven does. */
+  @Component
+  private RepositorySystem repositorySystem;
 
   /** Library name: {@code mha} produces {@code libmha.so}. */
   @Parameter(property = "kernel.library", defaultValue = "${project.artifactId}")
@@ -289,10 +302,11 @@ public class BuildMojo extends AbstractMojo {
     LinkSettings link = new LinkSettings(exports, linkFlags, staticLink,
         Choice.of(CudaRuntime.class, cudaRuntime, "kernel.cuda.runtime"),
         symbolVersion != null ? symbolVersion : SymbolVersion.defaultFor(library, project.getVersion()));
-    return new KernelBuildRequest(new KernelBuildRequest.Project(basedir, outputDirectory.toPath(), library),
+    return new KernelBuildRequest(new KernelBuildRequest.Project(basedir, outputDirectory.toPath(), library,
+        effectiveClassifier()),
         new Sources(sets, archiveSets.objects(), archiveSets.names()), options, toolchain, parallelism(), cache(),
         link, new DependencySettings(nativeDependencies(), dependencyRoot.toPath(),
-            sitePackages.stream().map(File::toPath).toList()));
+            sitePackages.stream().map(File::toPath).toList(), kernelDependencies()));
   }
 
   /** {@code kernel.jobs} and {@code kernel.batchSize}; 0 where not set (the engine then decides). */
@@ -334,6 +348,37 @@ public class BuildMojo extends AbstractMojo {
     return result;
   }
 
+  /**
+   * The platform bundle of every {@code <type>kernel</type>} dependency, direct or transitive (as
+   * Maven mediated them: nearest wins), through Maven's resolver, so the reactor, the local and
+   * remote repositories, offline mode, mirrors and servers apply as for any artifact. A
+   * dependency's own classifier names the platform; without one, this build's.
+   */
+  private List<KernelDependency> kernelDependencies() throws MojoFailureException {
+    List<KernelDependency> kernels = new ArrayList<>();
+    for (Artifact dependency : project.getArtifacts()) {
+      if (!"kernel".equals(dependency.getType())) {
+        continue;
+      }
+      String platform = dependency.hasClassifier() ? dependency.getClassifier() : effectiveClassifier();
+      DefaultArtifact bundle = new DefaultArtifact(dependency.getGroupId(), dependency.getArtifactId(), platform,
+          "kernel", dependency.getBaseVersion());
+      String coordinates = dependency.getGroupId() + ":" + dependency.getArtifactId() + ":" + dependency.getBaseVersion();
+      try {
+        File file = repositorySystem.resolveArtifact(session.getRepositorySession(),
+            new ArtifactRequest(bundle, project.getRemoteProjectRepositories(), null)).getArtifact().getFile();
+        kernels.add(new KernelDependency(coordinates, dependency.getGroupId() + "." + dependency.getArtifactId(),
+            file.toPath()));
+      } catch (ArtifactResolutionException e) {
+        throw new MojoFailureException("Kernel dependency " + coordinates + " has no bundle for this platform:"
+            + " looked for " + bundle + " (classifier " + platform + ") in the reactor and the repositories: "
+            + e.getMessage() + ". Build and deploy it on " + platform + ", or set kernel.classifier to a"
+            + " platform it was built for.", e);
+      }
+    }
+    return kernels;
+  }
+
   private Path cacheRoot() {
     if (cacheDirectory != null) {
       return cacheDirectory.toPath().toAbsolutePath();
@@ -348,15 +393,6 @@ public class BuildMojo extends AbstractMojo {
   }
 
   private String effectiveClassifier() {
-    if (classifier != null && !classifier.isBlank()) {
-      return classifier;
-    }
-    String os = System.getProperty("os.name").toLowerCase(java.util.Locale.ROOT).replaceAll("\\s+", "");
-    String arch = switch (System.getProperty("os.arch")) {
-      case "amd64", "x86_64" -> "x86_64";
-      case "aarch64", "arm64" -> "aarch64";
-      default -> System.getProperty("os.arch");
-    };
-    return os + "-" + arch;
+    return classifier != null && !classifier.isBlank() ? classifier : Platform.classifier();
   }
 }

@@ -5,6 +5,9 @@ import io.github.kernelarchive.archive.ArchiveStage.Outcome;
 import io.github.kernelarchive.archive.ArchiveStage.Status;
 import io.github.kernelarchive.archive.ArchiveStage;
 import io.github.kernelarchive.audit.ExportAudit;
+import io.github.kernelarchive.bundle.BundleMetadata;
+import io.github.kernelarchive.bundle.HostArchive;
+import io.github.kernelarchive.bundle.KernelDependencies;
 import io.github.kernelarchive.cache.BuildCache;
 import io.github.kernelarchive.cache.CacheSettings;
 import io.github.kernelarchive.cache.LocalCache;
@@ -24,6 +27,7 @@ import io.github.kernelarchive.scan.SourceFile;
 import io.github.kernelarchive.scan.SourceScanner;
 import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.toolchain.Toolchain;
+import io.github.kernelarchive.util.AtomicFiles;
 import io.github.kernelarchive.util.ContentHashes;
 import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
@@ -98,7 +102,8 @@ public final class KernelBuild {
    * sources), the compile jobs, each archive's members, and the archives that need no build
    * (current, or taken from the cache) with the sources those serve.
    */
-  private record Plan(Toolchain toolchain, DependencyStage.Outcome dependencies, ContentHashes hashes, Path hashFile,
+  private record Plan(Toolchain toolchain, DependencyStage.Outcome dependencies, KernelDependencies.Outcome kernels,
+      ContentHashes hashes, Path hashFile,
       BuildCache cache, CompileStage compileStage, CompileStage.Prepared prepared, ArchiveStage archiveStage,
       List<ArchiveRequest> archiveRequests, Map<String, Outcome> reused, int servedByArchives, long millis) {}
 
@@ -106,7 +111,8 @@ public final class KernelBuild {
   private record Archived(Map<String, Outcome> archives, long millis) {}
 
   /** The library (null when there was nothing to link), per-archive libraries, and the audit's count. */
-  private record Linked(SharedLibraryLinker.Result library, List<Path> archiveLibraries, int exports, long millis) {}
+  private record Linked(SharedLibraryLinker.Result library, List<Path> archiveLibraries, ExportAudit.Report audit,
+      long millis) {}
 
   /** The stages in order; each takes what the ones before it produced. */
   private BuildSummary runStages(KernelBuildRequest request, Toolchain toolchain)
@@ -127,6 +133,11 @@ public final class KernelBuild {
     if (plan.archiveStage() != null) {
       plan.archiveStage().awaitRecords();
     }
+    if (linked.audit() != null) {
+      try (Trace.Span span = Trace.current().span("bundle description", "build")) {
+        describeForBundle(request, plan, archived, linked.audit());
+      }
+    }
     try (Trace.Span span = Trace.current().span("save content hashes", "build")) {
       plan.hashes().save(plan.hashFile());
     }
@@ -142,7 +153,7 @@ public final class KernelBuild {
         count(archives, Status.CACHE_HIT), count(archives, Status.UP_TO_DATE),
         archives.values().stream().mapToInt(Outcome::batchesRun).sum(),
         library == null ? null : library.library(), library != null && library.relinked(),
-        library == null ? null : library.linker(), linked.exports(), linked.archiveLibraries(),
+        library == null ? null : library.linker(), linked.audit() == null ? 0 : linked.audit().exports().size(), linked.archiveLibraries(),
         scanned.millis(), compiled.planMillis() + plan.millis(), compiled.compileMillis(), archived.millis(),
         linked.millis(), plan.cache() == null ? null : plan.cache().stats());
     logSummary(summary);
@@ -189,12 +200,19 @@ public final class KernelBuild {
     long start = System.nanoTime();
     DependencyStage.Outcome dependencies = new DependencyStage(toolchain, environment, log)
         .resolve(request.dependencies(), scanned.sources());
+    KernelDependencies.Outcome kernels;
+    try (Trace.Span span = Trace.current().span("kernel dependencies", "build")) {
+      kernels = KernelDependencies.unpack(request.dependencies().kernels(), request.project().outputDirectory(),
+          request.project().platform(), request.compile().cudaArchs());
+    }
+    List<Path> includes = new ArrayList<>(dependencies.includeDirectories());
+    includes.addAll(kernels.includeDirectories());
     Path hashFile = request.project().outputDirectory().resolve("state").resolve("file-hashes");
     ContentHashes hashes = ContentHashes.load(hashFile);
     BuildCache cache = cache(request);
     int jobs = jobs(request, toolchain);
     CompileStage compileStage = new CompileStage(toolchain,
-        request.compile().withIncludeDirectories(dependencies.includeDirectories()), request.project().outputDirectory(),
+        request.compile().withIncludeDirectories(includes), request.project().outputDirectory(),
         request.project().directory(), jobs, hashes, cache, log);
     CompileStage.Prepared prepared = compileStage.prepare(dependencies.sources());
     // The archive stage runs here only: a farm's slots are no reason to start more ar processes.
@@ -211,7 +229,7 @@ public final class KernelBuild {
       }
     }
     int servedByArchives = (int) prepared.jobs().stream().filter(j -> reused.containsKey(j.source().unit())).count();
-    return new Plan(toolchain, dependencies, hashes, hashFile, cache, compileStage, prepared, archiveStage,
+    return new Plan(toolchain, dependencies, kernels, hashes, hashFile, cache, compileStage, prepared, archiveStage,
         archiveRequests, reused, servedByArchives, millisSince(start));
   }
 
@@ -323,8 +341,8 @@ public final class KernelBuild {
     };
     LinkStage.Result linked = new LinkStage(plan.toolchain(), outputDirectory, plan.hashes(), log)
         .link(request.project().libraryName(), request.link(), linkInputs(request, plan, archived), audit);
-    int exports = audited.isEmpty() ? 0 : audited.get(0).exports().size();
-    return new Linked(linked.library(), linked.archiveLibraries(), exports, millisSince(start));
+    return new Linked(linked.library(), linked.archiveLibraries(), audited.isEmpty() ? null : audited.get(0),
+        millisSince(start));
   }
 
   /** What the link takes from the stages before it. */
@@ -332,16 +350,58 @@ public final class KernelBuild {
     List<CompileJob> cuda = plan.prepared().jobs().stream().filter(j -> j.source().language() == Language.CUDA).toList();
     Set<String> cudaUnits = new HashSet<>();
     cuda.forEach(j -> cudaUnits.add(j.source().unit()));
-    List<LinkStage.Archive> archives = archived.archives().values().stream()
+    List<LinkStage.Archive> archives = new ArrayList<>(archived.archives().values().stream()
         .map(o -> new LinkStage.Archive(o.name(), o.archive(), o.sha256(), o.definitions(), cudaUnits.contains(o.name())))
-        .toList();
+        .toList());
+    // The kernel dependencies' archives, after this build's own: linked whole and private as well.
+    plan.kernels().archives().forEach(a -> archives.add(new LinkStage.Archive(a.name(), a.file(), a.sha256(), null,
+        a.deviceCode())));
     List<Path> cudaHostObjects = cuda.stream().filter(j -> j.source().unit().equals(SourceSet.HOST))
         .map(CompileJob::object).toList();
     List<String> linkFlags = new ArrayList<>(request.link().linkFlags());
     linkFlags.addAll(plan.dependencies().linkFlags());
-    return new LinkStage.Inputs(hostObjects(plan.prepared()), cudaHostObjects, archives, !cuda.isEmpty(),
+    linkFlags.addAll(plan.kernels().linkFlags());
+    return new LinkStage.Inputs(hostObjects(plan.prepared()), cudaHostObjects, archives,
+        !cuda.isEmpty() || plan.kernels().cuda(),
         request.compile().cudaArchs(), request.compile().relocatableDeviceCode(), linkFlags,
         plan.dependencies().deviceLibraries(), plan.dependencies().stubs());
+  }
+
+  /**
+   * What a kernel bundle of this library holds and needs ({@link BundleMetadata}), and its host
+   * objects as one more archive: written after every successful link, for the bundle goal.
+   */
+  private static void describeForBundle(KernelBuildRequest request, Plan plan, Archived archived,
+      ExportAudit.Report audit) throws IOException {
+    Path output = request.project().outputDirectory();
+    String library = request.project().libraryName();
+    List<String> archives = new ArrayList<>();
+    List<Path> host = hostObjects(plan.prepared());
+    Path hostArchive = output.resolve(HostArchive.fileName(library));
+    if (host.isEmpty()) {
+      Files.deleteIfExists(hostArchive);
+    } else {
+      HostArchive.write(hostArchive, host);
+      archives.add(hostArchive.getFileName().toString());
+    }
+    archived.archives().values().forEach(o -> archives.add(o.archive().getFileName().toString()));
+    boolean cuda = plan.prepared().jobs().stream().anyMatch(j -> j.source().language() == Language.CUDA);
+    List<String> downstream = new ArrayList<>();
+    for (String flag : plan.dependencies().linkFlags()) {
+      if (flag.startsWith("-l") || flag.startsWith("-L")) {
+        downstream.add(flag);
+      }
+    }
+    for (String flag : request.link().linkFlags()) {
+      if (flag.startsWith("-l") || flag.startsWith("-L")) {
+        downstream.add(flag);
+      }
+    }
+    BundleMetadata metadata = new BundleMetadata(BundleMetadata.FORMAT, request.project().platform(), library,
+        audit.soname(), request.link().symbolVersion(), request.link().exports(), archives,
+        cuda ? request.compile().cudaArchs() : "", cuda && request.compile().relocatableDeviceCode(),
+        request.link().cudaRuntime().name().toLowerCase(java.util.Locale.ROOT), audit.needed(), downstream);
+    AtomicFiles.write(output.resolve(BundleMetadata.FILE), metadata.toBytes());
   }
 
   private static List<Path> hostObjects(CompileStage.Prepared prepared) {

@@ -1,5 +1,6 @@
 package io.github.kernelarchive.pipeline;
 
+import io.github.kernelarchive.bundle.KernelDependency;
 import io.github.kernelarchive.cache.CacheSettings;
 import io.github.kernelarchive.cache.RemoteCache;
 import io.github.kernelarchive.compile.CompileOptions;
@@ -11,6 +12,7 @@ import io.github.kernelarchive.link.SymbolVersion;
 import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.scan.Sources;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
+import io.github.kernelarchive.util.Platform;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,8 +35,9 @@ public record KernelBuildRequest(
    * @param directory the directory compilers run in
    * @param outputDirectory {@code target/kernel}: objects, state, archives, the library
    * @param libraryName {@code mha} for {@code libmha.so}
+   * @param platform the classifier of the platform built for ({@code linux-x86_64}): bundles name it
    */
-  public record Project(Path directory, Path outputDirectory, String libraryName) {}
+  public record Project(Path directory, Path outputDirectory, String libraryName, String platform) {}
 
   /**
    * @param jobs parallel compile jobs; 0: what the compile farm in the launcher offers ({@code distcc -j}),
@@ -221,7 +224,15 @@ public record KernelBuildRequest(
     }
 
     public Builder dependencies(NativeDependency... list) {
-      dependencies = new DependencySettings(List.of(list), dependencies.root(), dependencies.sitePackages());
+      dependencies = new DependencySettings(List.of(list), dependencies.root(), dependencies.sitePackages(),
+          dependencies.kernels());
+      return this;
+    }
+
+    /** Kernel bundles to link privately, nearest first. */
+    public Builder kernels(KernelDependency... bundles) {
+      dependencies = new DependencySettings(dependencies.dependencies(), dependencies.root(),
+          dependencies.sitePackages(), List.of(bundles));
       return this;
     }
 
@@ -233,7 +244,7 @@ public record KernelBuildRequest(
     public KernelBuildRequest build() {
       CompileOptions compile = new CompileOptions(includeDirectories, defines, cFlags, cxxFlags, cudaFlags, List.of(),
           cudaArchs, relocatableDeviceCode, hipArchs, privateArchives, project);
-      return new KernelBuildRequest(new Project(project, outputDirectory, libraryName),
+      return new KernelBuildRequest(new Project(project, outputDirectory, libraryName, Platform.classifier()),
           new Sources(sources, objects, archives), compile, toolchain, new Parallelism(jobs, batchSize), cache,
           new LinkSettings(exports, linkFlags, privateArchives, cudaRuntime,
               symbolVersion != null ? symbolVersion : SymbolVersion.defaultFor(libraryName, null)),

@@ -74,7 +74,7 @@ class NativeDependenciesTest {
 
   private KernelBuildRequest.Builder requestWith(List<NativeDependency> dependencies) {
     return KernelBuildRequest.builder(project, "use").host(project.resolve("src")).jobs(2).batchSize(400)
-        .exports("use_*").dependencies(new DependencySettings(dependencies, prefix, List.of()));
+        .exports("use_*").dependencies(new DependencySettings(dependencies, prefix, List.of(), List.of()));
   }
 
   /** Builds libuse.so against the dependency, checks NEEDED and rpath, and calls it from a program. */

@@ -1,0 +1,116 @@
+package io.github.kernelarchive.bundle;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * {@code kernel.properties}, the part of a kernel bundle a consumer reads before it links: what
+ * the bundle holds and what linking it takes. Properties rather than JSON: the JDK reads them,
+ * and lists become numbered keys ({@code archives.0}, {@code archives.1}).
+ *
+ * @param format {@link #FORMAT}; a consumer refuses a format it does not know
+ * @param platform the classifier of the platform the objects were built for, e.g. {@code linux-x86_64}
+ * @param library {@code te} for {@code libte.so}
+ * @param soname the shared library's SONAME
+ * @param symbolVersion the version node of its exports
+ * @param exports the export patterns
+ * @param archives the static archives under {@code lib/}, linked whole into a consumer
+ * @param cudaArchs the CUDA targets its device code was built for; empty without CUDA
+ * @param relocatableDeviceCode whether its device code must be device-linked by the consumer
+ * @param cudaRuntime how it reaches the CUDA runtime ({@code static}, {@code shared}, {@code stub})
+ * @param needed the shared library's NEEDED entries: what a consumer's process must be able to load
+ * @param linkFlags flags a consumer's link needs ({@code -l} and {@code -L} of the producer's own
+ *     {@code <linkFlags>} and native dependencies)
+ */
+public record BundleMetadata(int format, String platform, String library, String soname, String symbolVersion,
+    List<String> exports, List<String> archives, String cudaArchs, boolean relocatableDeviceCode, String cudaRuntime,
+    List<String> needed, List<String> linkFlags) {
+  public static final int FORMAT = 1;
+  public static final String FILE = "kernel.properties";
+
+  public BundleMetadata {
+    exports = List.copyOf(exports);
+    archives = List.copyOf(archives);
+    needed = List.copyOf(needed);
+    linkFlags = List.copyOf(linkFlags);
+  }
+
+  /** The properties text, one key a line in sorted order, without the date {@link Properties#store} adds. */
+  public byte[] toBytes() {
+    Properties properties = new Properties();
+    properties.setProperty("format", Integer.toString(format));
+    properties.setProperty("platform", platform);
+    properties.setProperty("library", library);
+    properties.setProperty("soname", soname);
+    properties.setProperty("symbolVersion", symbolVersion);
+    properties.setProperty("cuda.archs", cudaArchs);
+    properties.setProperty("cuda.relocatableDeviceCode", Boolean.toString(relocatableDeviceCode));
+    properties.setProperty("cuda.runtime", cudaRuntime);
+    putList(properties, "exports", exports);
+    putList(properties, "archives", archives);
+    putList(properties, "needed", needed);
+    putList(properties, "linkFlags", linkFlags);
+    StringWriter text = new StringWriter();
+    try {
+      properties.store(text, null);
+    } catch (IOException e) {
+      throw new IllegalStateException("a StringWriter does not fail", e);
+    }
+    List<String> lines = new ArrayList<>(text.toString().lines().filter(l -> !l.startsWith("#")).toList());
+    lines.sort(null);
+    return (String.join("\n", lines) + "\n").getBytes(StandardCharsets.ISO_8859_1);
+  }
+
+  /**
+   * Reads {@code kernel.properties}; {@code where} names the bundle in messages.
+   *
+   * @throws BundleException for an unknown format or a missing key
+   */
+  public static BundleMetadata parse(byte[] bytes, String where) throws BundleException {
+    Properties properties = new Properties();
+    try {
+      properties.load(new StringReader(new String(bytes, StandardCharsets.ISO_8859_1)));
+    } catch (IOException | IllegalArgumentException e) {
+      throw new BundleException(where + ": " + FILE + " cannot be read (" + e.getMessage() + ")");
+    }
+    String format = required(properties, "format", where);
+    if (!format.equals(Integer.toString(FORMAT))) {
+      throw new BundleException(where + " has metadata format " + format + "; this plugin reads format " + FORMAT
+          + ". Use a plugin version that knows it, or rebuild the dependency with this one.");
+    }
+    return new BundleMetadata(FORMAT, required(properties, "platform", where), required(properties, "library", where),
+        required(properties, "soname", where), required(properties, "symbolVersion", where),
+        list(properties, "exports"), list(properties, "archives"), properties.getProperty("cuda.archs", ""),
+        Boolean.parseBoolean(properties.getProperty("cuda.relocatableDeviceCode", "false")),
+        properties.getProperty("cuda.runtime", "static"), list(properties, "needed"), list(properties, "linkFlags"));
+  }
+
+  private static void putList(Properties properties, String key, List<String> values) {
+    for (int i = 0; i < values.size(); i++) {
+      // Zero-padded, so the sorted file lists them in order.
+      properties.setProperty(String.format("%s.%04d", key, i), values.get(i));
+    }
+  }
+
+  private static List<String> list(Properties properties, String key) {
+    List<String> values = new ArrayList<>();
+    for (int i = 0; properties.containsKey(String.format("%s.%04d", key, i)); i++) {
+      values.add(properties.getProperty(String.format("%s.%04d", key, i)));
+    }
+    return values;
+  }
+
+  private static String required(Properties properties, String key, String where) throws BundleException {
+    String value = properties.getProperty(key);
+    if (value == null) {
+      throw new BundleException(where + ": " + FILE + " has no '" + key + "'; the bundle is damaged or not a kernel"
+          + " bundle.");
+    }
+    return value;
+  }
+}

@@ -1,0 +1,99 @@
+package io.github.kernelarchive.mojo;
+
+import io.github.kernelarchive.bundle.BundlePackager;
+import io.github.kernelarchive.common.BuildFailureException;
+import io.github.kernelarchive.util.Platform;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import org.apache.maven.plugin.AbstractMojo;
+import org.apache.maven.plugin.MojoExecutionException;
+import org.apache.maven.plugin.MojoFailureException;
+import org.apache.maven.plugins.annotations.Component;
+import org.apache.maven.plugins.annotations.LifecyclePhase;
+import org.apache.maven.plugins.annotations.Mojo;
+import org.apache.maven.plugins.annotations.Parameter;
+import org.apache.maven.project.MavenProject;
+import org.apache.maven.project.MavenProjectHelper;
+
+/**
+ * Packs the library the build goal made into a kernel bundle for this platform (attached with the
+ * platform classifier, type {@code kernel}) and, with {@code <packaging>kernel</packaging>}, the
+ * platform-neutral main artifact (metadata and public headers). Deterministic: the same inputs
+ * give the same bytes in any checkout.
+ */
+@Mojo(name = "bundle", defaultPhase = LifecyclePhase.PACKAGE, threadSafe = true)
+public class BundleMojo extends AbstractMojo {
+  /** When {@code project.build.outputTimestamp} is not set: every entry gets this time. */
+  static final Instant FIXED_TIME = Instant.parse("2000-01-01T00:00:00Z");
+
+  @Parameter(defaultValue = "${project}", readonly = true, required = true)
+  private MavenProject project;
+
+  @Component
+  private MavenProjectHelper projectHelper;
+
+  /** The public headers shipped to consumers (put on their include path). */
+  @Parameter(property = "kernel.headers", defaultValue = "${project.basedir}/src/main/include")
+  private File headers;
+
+  /** Classifier of the platform bundle. Default: {@code <os>-<arch>}, e.g. {@code linux-x86_64}. */
+  @Parameter(property = "kernel.classifier")
+  private String classifier;
+
+  /** Reproducible builds' timestamp (ISO-8601 or seconds since the epoch), as Maven's own archivers take it. */
+  @Parameter(defaultValue = "${project.build.outputTimestamp}")
+  private String outputTimestamp;
+
+  @Parameter(defaultValue = "${project.build.directory}/kernel", required = true)
+  private File outputDirectory;
+
+  @Parameter(property = "kernel.skip", defaultValue = "false")
+  private boolean skip;
+
+  @Override
+  public void execute() throws MojoExecutionException, MojoFailureException {
+    if (skip) {
+      getLog().info("Kernel Archive: skipped (kernel.skip=true)");
+      return;
+    }
+    String platform = classifier != null && !classifier.isBlank() ? classifier : Platform.classifier();
+    Path target = Path.of(project.getBuild().getDirectory());
+    String name = project.getBuild().getFinalName();
+    Path platformBundle = target.resolve(name + "-" + platform + ".kernel");
+    boolean kernelPackaging = "kernel".equals(project.getPackaging());
+    Path main = kernelPackaging ? target.resolve(name + ".kernel") : null;
+    try {
+      BundlePackager.pack(outputDirectory.toPath(), headers.toPath(), platformBundle, main, time());
+    } catch (BuildFailureException e) {
+      throw new MojoFailureException(e.getMessage(), e);
+    } catch (IOException e) {
+      throw new MojoExecutionException("Writing the kernel bundle failed: " + e.getMessage(), e);
+    }
+    projectHelper.attachArtifact(project, "kernel", platform, platformBundle.toFile());
+    if (kernelPackaging) {
+      project.getArtifact().setFile(main.toFile());
+    }
+    getLog().info("Bundle: " + platformBundle.getFileName() + (main == null ? "" : " and " + main.getFileName()));
+  }
+
+  /** {@code project.build.outputTimestamp} when set, else {@link #FIXED_TIME}. */
+  FileTime time() throws MojoFailureException {
+    if (outputTimestamp == null || outputTimestamp.isBlank() || outputTimestamp.length() < 2) {
+      return FileTime.from(FIXED_TIME);
+    }
+    try {
+      if (outputTimestamp.chars().allMatch(Character::isDigit)) {
+        return FileTime.from(Instant.ofEpochSecond(Long.parseLong(outputTimestamp)));
+      }
+      return FileTime.from(OffsetDateTime.parse(outputTimestamp).toInstant());
+    } catch (DateTimeParseException | NumberFormatException e) {
+      throw new MojoFailureException("project.build.outputTimestamp is '" + outputTimestamp + "': use an ISO-8601"
+          + " time such as 2026-11-24T00:00:00Z, or seconds since the epoch.");
+    }
+  }
+}

@@ -1,0 +1,2 @@
+int p_api(void);
+int c_api(void) { return p_api(); }

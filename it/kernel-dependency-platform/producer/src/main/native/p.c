@@ -1,0 +1,1 @@
+int p_api(void) { return 1; }

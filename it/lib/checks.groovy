@@ -73,5 +73,65 @@ def requireNvcc = { String name ->
       + ' nvidia-cuda-toolkit from non-free)')
 }
 
+// Starts nginx on 127.0.0.1 (a free port) in <basedir>/target-nginx, serving <basedir>/target-nginx/data with
+// WebDAV PUT and basic auth (user ci, password it-pa55word, as it/settings.xml holds them): a cache server or a
+// Maven repository for one IT. It runs under `timeout`, so it stops by itself even if no verify script runs;
+// stopNginx stops it. Returns the port.
+def startNginx = { File basedir ->
+  def server = new File(basedir, 'target-nginx')
+  ['data', 'tmp'].each { new File(server, it).mkdirs() }
+  new File(server, 'htpasswd').text = 'ci:{PLAIN}it-pa55word\n'
+  def port = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()).withCloseable { it.localPort }
+  def d = server.absolutePath
+  new File(server, 'nginx.conf').text = """daemon off;
+  master_process off;
+  worker_processes 1;
+  error_log ${d}/error.log;
+  pid ${d}/nginx.pid;
+  events { worker_connections 64; }
+  http {
+    access_log ${d}/access.log;
+    client_body_temp_path ${d}/tmp/body;
+    proxy_temp_path ${d}/tmp/proxy;
+    fastcgi_temp_path ${d}/tmp/fastcgi;
+    uwsgi_temp_path ${d}/tmp/uwsgi;
+    scgi_temp_path ${d}/tmp/scgi;
+    client_max_body_size 0;
+    server {
+      listen 127.0.0.1:${port};
+      root ${d}/data;
+      location / {
+        dav_methods PUT;
+        create_full_put_path on;
+        auth_basic "kernel-archive IT";
+        auth_basic_user_file ${d}/htpasswd;
+      }
+    }
+  }
+  """
+  def nginx = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].find { new File(it).canExecute() }
+  new ProcessBuilder('timeout', '600', nginx, '-e', "${d}/error.log", '-p', d, '-c', "${d}/nginx.conf")
+      .redirectErrorStream(true).redirectOutput(new File(server, 'stdout.log')).start()
+  def deadline = System.currentTimeMillis() + 10_000
+  while (true) {
+    try {
+      new Socket('127.0.0.1', port).close()
+      break
+    } catch (IOException e) {
+      assert System.currentTimeMillis() < deadline: 'nginx did not start: ' + new File(server, 'error.log').text
+      Thread.sleep(50)
+    }
+  }
+  port
+}
+
+def stopNginx = { File basedir ->
+  def pid = new File(basedir, 'target-nginx/nginx.pid')
+  if (pid.exists()) {
+    ['kill', pid.text.trim()].execute().waitFor()
+  }
+}
+
 [invocations: invocations, compileCounts: compileCounts, progress: progress, sh: sh, runC: runC,
- nvccInstalled: nvccInstalled, runsWhen: runsWhen, requireTool: requireTool, requireNvcc: requireNvcc]
+ nvccInstalled: nvccInstalled, runsWhen: runsWhen, requireTool: requireTool, requireNvcc: requireNvcc,
+ startNginx: startNginx, stopNginx: stopNginx]

@@ -43,9 +43,6 @@ try {
       new File(basedir, 'target/kernel'), 'remote')
   assert out.trim() == '10'
 } finally {
-  def pid = new File(server, 'nginx.pid')
-  if (pid.exists()) {
-    ['kill', pid.text.trim()].execute().waitFor()
-  }
+  check.stopNginx(basedir)
 }
 true

@@ -1,0 +1,2 @@
+#include "p.h"
+int p_answer(void) { return ANSWER; }

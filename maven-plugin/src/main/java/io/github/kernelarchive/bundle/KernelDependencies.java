@@ -29,11 +29,14 @@ public final class KernelDependencies {
 
   /**
    * @param includeDirectories each dependency's {@code include/}, nearest first
-   * @param cuda whether some dependency holds CUDA objects (then the CUDA runtime is linked)
+   * @param archives what is linked privately
+   * @param sharedLibraries the shared libraries of dependencies linked shared, copied beside this build's library
+   * @param cuda whether some dependency linked privately holds CUDA objects (then the CUDA runtime is linked)
    * @param linkFlags what the dependencies' own links needed
    */
-  public record Outcome(List<Path> includeDirectories, List<Archive> archives, boolean cuda, List<String> linkFlags) {
-    public static final Outcome NONE = new Outcome(List.of(), List.of(), false, List.of());
+  public record Outcome(List<Path> includeDirectories, List<Archive> archives, List<Path> sharedLibraries,
+      boolean cuda, List<String> linkFlags) {
+    public static final Outcome NONE = new Outcome(List.of(), List.of(), List.of(), false, List.of());
   }
 
   private KernelDependencies() {}
@@ -49,6 +52,7 @@ public final class KernelDependencies {
     }
     List<Path> includes = new ArrayList<>();
     List<Archive> archives = new ArrayList<>();
+    List<Path> sharedLibraries = new ArrayList<>();
     List<String> linkFlags = new ArrayList<>();
     Map<String, String> headerOwners = new HashMap<>();
     boolean cuda = false;
@@ -71,18 +75,40 @@ public final class KernelDependencies {
         claimHeaders(dependency, include, headerOwners);
         includes.add(include);
       }
-      for (String name : metadata.archives()) {
-        Path file = folder.resolve("lib").resolve(name);
-        if (!Files.isRegularFile(file)) {
-          throw new BuildFailureException("Kernel dependency " + dependency.coordinates() + ": its metadata lists "
-              + name + ", which " + dependency.bundle() + " does not hold. The bundle is damaged: build or fetch it again.");
+      if (dependency.shared()) {
+        // Its own library, already linked with its dependencies inside: found beside ours at run time.
+        Path library = held(dependency, folder, "lib" + metadata.library() + ".so");
+        Path beside = outputDirectory.resolve(library.getFileName());
+        if (!Files.isRegularFile(beside) || Files.mismatch(library, beside) != -1) {
+          Path temporary = AtomicFiles.temporarySibling(beside);
+          try {
+            Files.copy(library, temporary, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            AtomicFiles.publish(temporary, beside);
+          } finally {
+            Files.deleteIfExists(temporary);
+          }
         }
+        sharedLibraries.add(beside);
+        continue;
+      }
+      for (String name : metadata.archives()) {
+        Path file = held(dependency, folder, name);
         archives.add(new Archive(name, file, Hashing.ofFile(file), metadata.relocatableDeviceCode()));
       }
       cuda |= !metadata.cudaArchs().isEmpty();
       linkFlags.addAll(metadata.linkFlags());
     }
-    return new Outcome(includes, archives, cuda, linkFlags);
+    return new Outcome(includes, archives, sharedLibraries, cuda, linkFlags);
+  }
+
+  /** A file under {@code lib/} of the unpacked bundle, which its metadata says it holds. */
+  private static Path held(KernelDependency dependency, Path folder, String name) throws BuildFailureException {
+    Path file = folder.resolve("lib").resolve(name);
+    if (!Files.isRegularFile(file)) {
+      throw new BuildFailureException("Kernel dependency " + dependency.coordinates() + ": its metadata names " + name
+          + ", which " + dependency.bundle() + " does not hold. The bundle is damaged: build or fetch it again.");
+    }
+    return file;
   }
 
   /** The dependency's metadata, unpacking the bundle unless the folder already holds these exact bytes. */

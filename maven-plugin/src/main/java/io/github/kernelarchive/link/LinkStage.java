@@ -44,10 +44,12 @@ public final class LinkStage {
    * @param linkFlags the user's flags and those of the dependencies found
    * @param deviceLibraries the dependencies' device libraries, for the device link
    * @param stubs the dependencies reached through a stub
+   * @param sharedLibraries kernel dependencies linked shared: in the output folder, NEEDED by SONAME,
+   *     found through {@code $ORIGIN}
    */
   public record Inputs(List<Path> hostObjects, List<Path> cudaHostObjects, List<Archive> archives, boolean usesCuda,
       String cudaArchs, boolean relocatableDeviceCode, List<String> linkFlags, List<Path> deviceLibraries,
-      List<StubRequest> stubs) {}
+      List<StubRequest> stubs, List<Path> sharedLibraries) {}
 
   /** @param library null when there was nothing to link; @param archiveLibraries the plain layout's per-archive libraries */
   public record Result(SharedLibraryLinker.Result library, List<Path> archiveLibraries) {}
@@ -105,8 +107,9 @@ public final class LinkStage {
       List<LinkRequest.Archive> archives = inputs.archives().stream()
           .map(a -> new LinkRequest.Archive(a.file(), a.sha256(), a.definitions())).toList();
       try (Trace.Span span = Trace.current().span("link lib" + libraryName + ".so", "link")) {
-        return new Result(linker.link(new LinkRequest(libraryName, hostObjects, archives, true, List.of(),
-            settings.exports(), settings.symbolVersion(), linkFlags, cudaLibraries), check), List.of());
+        return new Result(linker.link(new LinkRequest(libraryName, hostObjects, archives, true,
+            inputs.sharedLibraries(), settings.exports(), settings.symbolVersion(), linkFlags, cudaLibraries), check),
+            List.of());
       }
     }
     List<Path> archiveLibraries = new ArrayList<>();
@@ -115,7 +118,9 @@ public final class LinkStage {
       archiveLibraries.add(linker.link(new LinkRequest(archive.name(), List.of(), List.of(whole), false, List.of(),
           List.of(), null, linkFlags, cudaLibraries)).library());
     }
-    return new Result(linker.link(new LinkRequest(libraryName, hostObjects, List.of(), false, archiveLibraries,
+    List<Path> needed = new ArrayList<>(inputs.sharedLibraries());
+    needed.addAll(archiveLibraries);
+    return new Result(linker.link(new LinkRequest(libraryName, hostObjects, List.of(), false, needed,
         settings.exports(), null, linkFlags, cudaLibraries), check), archiveLibraries);
   }
 

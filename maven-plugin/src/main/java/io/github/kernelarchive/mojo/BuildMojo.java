@@ -161,6 +161,14 @@ public class BuildMojo extends AbstractMojo {
   @Parameter(property = "kernel.symbolVersion")
   private String symbolVersion;
 
+  /**
+   * {@code <type>kernel</type>} dependencies to link as their shared library ({@code groupId:artifactId}
+   * or {@code artifactId}): NEEDED by SONAME, copied beside this library, found through
+   * {@code $ORIGIN}. The others are linked privately from their archives (the default).
+   */
+  @Parameter
+  private List<String> sharedKernels = new ArrayList<>();
+
   /** Extra flags for the final link. */
   @Parameter
   private List<String> linkFlags = new ArrayList<>();
@@ -356,10 +364,15 @@ public class BuildMojo extends AbstractMojo {
    */
   private List<KernelDependency> kernelDependencies() throws MojoFailureException {
     List<KernelDependency> kernels = new ArrayList<>();
+    List<String> unmatched = new ArrayList<>(sharedKernels);
     for (Artifact dependency : project.getArtifacts()) {
       if (!"kernel".equals(dependency.getType())) {
         continue;
       }
+      String id = dependency.getGroupId() + ":" + dependency.getArtifactId();
+      boolean shared = sharedKernels.contains(id) || sharedKernels.contains(dependency.getArtifactId());
+      unmatched.remove(id);
+      unmatched.remove(dependency.getArtifactId());
       String platform = dependency.hasClassifier() ? dependency.getClassifier() : effectiveClassifier();
       DefaultArtifact bundle = new DefaultArtifact(dependency.getGroupId(), dependency.getArtifactId(), platform,
           "kernel", dependency.getBaseVersion());
@@ -368,13 +381,17 @@ public class BuildMojo extends AbstractMojo {
         File file = repositorySystem.resolveArtifact(session.getRepositorySession(),
             new ArtifactRequest(bundle, project.getRemoteProjectRepositories(), null)).getArtifact().getFile();
         kernels.add(new KernelDependency(coordinates, dependency.getGroupId() + "." + dependency.getArtifactId(),
-            file.toPath()));
+            file.toPath(), shared));
       } catch (ArtifactResolutionException e) {
         throw new MojoFailureException("Kernel dependency " + coordinates + " has no bundle for this platform:"
             + " looked for " + bundle + " (classifier " + platform + ") in the reactor and the repositories: "
             + e.getMessage() + ". Build and deploy it on " + platform + ", or set kernel.classifier to a"
             + " platform it was built for.", e);
       }
+    }
+    if (!unmatched.isEmpty()) {
+      throw new MojoFailureException("<sharedKernels> names " + String.join(", ", unmatched) + ", which is no"
+          + " <type>kernel</type> dependency of this project. Use groupId:artifactId of one, or remove it.");
     }
     return kernels;
   }

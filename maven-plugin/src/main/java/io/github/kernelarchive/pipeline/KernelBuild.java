@@ -364,7 +364,7 @@ public final class KernelBuild {
     return new LinkStage.Inputs(hostObjects(plan.prepared()), cudaHostObjects, archives,
         !cuda.isEmpty() || plan.kernels().cuda(),
         request.compile().cudaArchs(), request.compile().relocatableDeviceCode(), linkFlags,
-        plan.dependencies().deviceLibraries(), plan.dependencies().stubs());
+        plan.dependencies().deviceLibraries(), plan.dependencies().stubs(), plan.kernels().sharedLibraries());
   }
 
   /**

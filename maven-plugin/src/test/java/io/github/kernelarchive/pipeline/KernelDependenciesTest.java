@@ -108,6 +108,27 @@ class KernelDependenciesTest {
   }
 
   @Test
+  void aDependencyLinkedSharedIsNeededBySonameAndFoundBesideTheLibrary() throws Exception {
+    Path bundle = producer("p", "v1");
+    Path project = consumerProject();
+    BuildSummary built = new KernelBuild(new RecordingLog(), System.getenv())
+        .run(consumer(project, new KernelDependency("g:p:1.0", "g.p", bundle, true)).build());
+    Path library = built.library();
+    String dynamic = Commands.run(List.of("readelf", "-d", library.toString()), dir);
+    assertTrue(dynamic.contains("Shared library: [libp.so]") && dynamic.contains("[$ORIGIN]"), dynamic);
+    assertTrue(Files.isRegularFile(library.resolveSibling("libp.so")), "copied beside the library");
+    String exported = Commands.run(List.of("nm", "-D", "--defined-only", library.toString()), dir);
+    assertFalse(exported.contains("p_kernel"), exported);
+    Path main = Files.writeString(dir.resolve("s.c"),
+        "#include <stdio.h>\nint c_run(int);\nint main(void) { printf(\"%d\\n\", c_run(3)); return 0; }\n");
+    // The program's RUNPATH finds libc.so, and only that (RUNPATH does not reach a library's own
+    // dependencies): libp.so is found through libc.so's $ORIGIN.
+    Commands.run(List.of("cc", "-o", dir.resolve("s").toString(), main.toString(), library.toString(),
+        "-Wl,--enable-new-dtags,-rpath," + library.getParent()), dir);
+    assertEquals("70", Commands.run(List.of(dir.resolve("s").toString()), dir).strip());
+  }
+
+  @Test
   void badDependenciesFailNamingWhatIsWrong() throws Exception {
     Path bundle = producer("p", "v1");
     Path project = consumerProject();

@@ -15,7 +15,8 @@ rm -rf "$dist"
 mkdir -p "$dist"
 for variant in 1 2; do
   name=$([ "$variant" = 1 ] && echo release || echo "variant$variant")
-  (cd "$root" && ./mvnw -B -q -Dinvoker.skip -DskipTests package -pl native -am \
+  # The plugin first (native/ takes it as a build extension, from the local repository).
+  (cd "$root" && ./mvnw -B -q -Dinvoker.skip -DskipTests install && ./mvnw -B -q -DskipTests package -f native/pom.xml \
     -Dmha.kernelVariant="$variant" -Dmha.outputDirectory="$root/native/target/gpu-check-$name" "$@")
   mkdir -p "$dist/$name"
   cp "$root/native/target/gpu-check-$name/libmha.so" "$dist/$name/libmha.so"

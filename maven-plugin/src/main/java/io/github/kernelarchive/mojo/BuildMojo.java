@@ -384,9 +384,9 @@ public class BuildMojo extends AbstractMojo {
             file.toPath(), shared));
       } catch (ArtifactResolutionException e) {
         throw new MojoFailureException("Kernel dependency " + coordinates + " has no bundle for this platform:"
-            + " looked for " + bundle + " (classifier " + platform + ") in the reactor and the repositories: "
-            + e.getMessage() + ". Build and deploy it on " + platform + ", or set kernel.classifier to a"
-            + " platform it was built for.", e);
+            + " looked for " + bundle + " (classifier " + platform + ") in the reactor and the repositories"
+            + availableBeside(dependency) + ". Build and deploy it on " + platform + ", or set kernel.classifier"
+            + " to a platform it was built for. (" + e.getMessage() + ")", e);
       }
     }
     if (!unmatched.isEmpty()) {
@@ -394,6 +394,28 @@ public class BuildMojo extends AbstractMojo {
           + " <type>kernel</type> dependency of this project. Use groupId:artifactId of one, or remove it.");
     }
     return kernels;
+  }
+
+  /**
+   * The platforms whose bundles lie beside the dependency's main artifact (in the local repository,
+   * or in the producer's target folder in a reactor), as ", found there: linux-aarch64"; empty when none.
+   */
+  private static String availableBeside(Artifact dependency) {
+    File main = dependency.getFile();
+    File[] siblings = main == null || main.getParentFile() == null ? null : main.getParentFile().listFiles();
+    if (siblings == null) {
+      return "";
+    }
+    String prefix = dependency.getArtifactId() + "-" + dependency.getVersion() + "-";
+    List<String> platforms = new ArrayList<>();
+    for (File sibling : siblings) {
+      String name = sibling.getName();
+      if (name.startsWith(prefix) && name.endsWith(".kernel")) {
+        platforms.add(name.substring(prefix.length(), name.length() - ".kernel".length()));
+      }
+    }
+    platforms.sort(null);
+    return platforms.isEmpty() ? "" : "; bundles found beside " + main.getName() + ": " + String.join(", ", platforms);
   }
 
   private Path cacheRoot() {

@@ -16,7 +16,6 @@ import io.github.kernelarchive.pipeline.KernelBuildRequest;
 import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.scan.Sources;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
-import io.github.kernelarchive.util.Platform;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -26,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import org.apache.maven.artifact.Artifact;
 import org.apache.maven.execution.MavenSession;
-import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
 import org.apache.maven.plugins.annotations.Component;
@@ -34,8 +32,6 @@ import org.apache.maven.plugins.annotations.LifecyclePhase;
 import org.apache.maven.plugins.annotations.Mojo;
 import org.apache.maven.plugins.annotations.Parameter;
 import org.apache.maven.plugins.annotations.ResolutionScope;
-import org.apache.maven.project.MavenProject;
-import org.apache.maven.project.MavenProjectHelper;
 import org.apache.maven.settings.Settings;
 import org.apache.maven.settings.crypto.SettingsDecrypter;
 import org.eclipse.aether.RepositorySystem;
@@ -49,13 +45,7 @@ import org.eclipse.aether.resolution.ArtifactResolutionException;
  */
 @Mojo(name = "build", defaultPhase = LifecyclePhase.COMPILE, threadSafe = true,
     requiresDependencyResolution = ResolutionScope.COMPILE)
-public class BuildMojo extends AbstractMojo {
-
-  @Parameter(defaultValue = "${project}", readonly = true, required = true)
-  private MavenProject project;
-
-  @Component
-  private MavenProjectHelper projectHelper;
+public class BuildMojo extends KernelMojo {
 
   /** Resolves the platform bundles of {@code <type>kernel</type>} dependencies: reactor, local, remote, as Maven does. */
   @Component
@@ -173,10 +163,6 @@ public class BuildMojo extends AbstractMojo {
   @Parameter
   private List<String> linkFlags = new ArrayList<>();
 
-  /** Classifier of the attached library. Default: {@code <os>-<arch>}, e.g. {@code linux-x86_64}. */
-  @Parameter(property = "kernel.classifier")
-  private String classifier;
-
   /**
    * {@code true}: archives are linked privately (whole, hidden) into the one library. {@code false}:
    * each archive becomes {@code lib<archive>.so} with default visibility and the library depends on
@@ -255,18 +241,8 @@ public class BuildMojo extends AbstractMojo {
   @Parameter
   private List<File> sitePackages = new ArrayList<>();
 
-  @Parameter(property = "kernel.skip", defaultValue = "false")
-  private boolean skip;
-
-  @Parameter(defaultValue = "${project.build.directory}/kernel", required = true)
-  private File outputDirectory;
-
   @Override
-  public void execute() throws MojoExecutionException, MojoFailureException {
-    if (skip) {
-      getLog().info("Kernel Archive: skipped (kernel.skip=true)");
-      return;
-    }
+  protected void run() throws MojoExecutionException, MojoFailureException {
     Map<String, String> systemEnvironment = new HashMap<>(System.getenv());
     BuildSummary summary;
     try {
@@ -282,11 +258,11 @@ public class BuildMojo extends AbstractMojo {
       throw new MojoExecutionException("Kernel build interrupted", e);
     }
     if (summary.library() != null) {
-      projectHelper.attachArtifact(project, "so", effectiveClassifier(), summary.library().toFile());
+      projectHelper.attachArtifact(project, "so", platform(), summary.library().toFile());
     }
     for (Path archiveLibrary : summary.archiveLibraries()) {
       String name = archiveLibrary.getFileName().toString().replaceAll("^lib|\\.so$", "");
-      projectHelper.attachArtifact(project, "so", effectiveClassifier() + "-" + name, archiveLibrary.toFile());
+      projectHelper.attachArtifact(project, "so", platform() + "-" + name, archiveLibrary.toFile());
     }
   }
 
@@ -311,7 +287,7 @@ public class BuildMojo extends AbstractMojo {
         Choice.of(CudaRuntime.class, cudaRuntime, "kernel.cuda.runtime"),
         symbolVersion != null ? symbolVersion : SymbolVersion.defaultFor(library, project.getVersion()));
     return new KernelBuildRequest(new KernelBuildRequest.Project(basedir, outputDirectory.toPath(), library,
-        effectiveClassifier()),
+        platform()),
         new Sources(sets, archiveSets.objects(), archiveSets.names()), options, toolchain, parallelism(), cache(),
         link, new DependencySettings(nativeDependencies(), dependencyRoot.toPath(),
             sitePackages.stream().map(File::toPath).toList(), kernelDependencies()));
@@ -373,7 +349,7 @@ public class BuildMojo extends AbstractMojo {
       boolean shared = sharedKernels.contains(id) || sharedKernels.contains(dependency.getArtifactId());
       unmatched.remove(id);
       unmatched.remove(dependency.getArtifactId());
-      String platform = dependency.hasClassifier() ? dependency.getClassifier() : effectiveClassifier();
+      String platform = dependency.hasClassifier() ? dependency.getClassifier() : platform();
       DefaultArtifact bundle = new DefaultArtifact(dependency.getGroupId(), dependency.getArtifactId(), platform,
           "kernel", dependency.getBaseVersion());
       String coordinates = dependency.getGroupId() + ":" + dependency.getArtifactId() + ":" + dependency.getBaseVersion();
@@ -429,9 +405,5 @@ public class BuildMojo extends AbstractMojo {
     Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg)
         : Path.of(home != null && !home.isBlank() ? home : System.getProperty("user.home"), ".cache");
     return base.resolve("kernel-archive");
-  }
-
-  private String effectiveClassifier() {
-    return classifier != null && !classifier.isBlank() ? classifier : Platform.classifier();
   }
 }

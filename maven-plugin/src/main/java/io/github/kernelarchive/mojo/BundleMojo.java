@@ -2,7 +2,6 @@ package io.github.kernelarchive.mojo;
 
 import io.github.kernelarchive.bundle.BundlePackager;
 import io.github.kernelarchive.common.BuildFailureException;
-import io.github.kernelarchive.util.Platform;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -10,15 +9,11 @@ import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
-import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
-import org.apache.maven.plugins.annotations.Component;
 import org.apache.maven.plugins.annotations.LifecyclePhase;
 import org.apache.maven.plugins.annotations.Mojo;
 import org.apache.maven.plugins.annotations.Parameter;
-import org.apache.maven.project.MavenProject;
-import org.apache.maven.project.MavenProjectHelper;
 
 /**
  * Packs the library the build goal made into a kernel bundle for this platform (attached with the
@@ -27,41 +22,21 @@ import org.apache.maven.project.MavenProjectHelper;
  * give the same bytes in any checkout.
  */
 @Mojo(name = "bundle", defaultPhase = LifecyclePhase.PACKAGE, threadSafe = true)
-public class BundleMojo extends AbstractMojo {
+public class BundleMojo extends KernelMojo {
   /** When {@code project.build.outputTimestamp} is not set: every entry gets this time. */
   static final Instant FIXED_TIME = Instant.parse("2000-01-01T00:00:00Z");
-
-  @Parameter(defaultValue = "${project}", readonly = true, required = true)
-  private MavenProject project;
-
-  @Component
-  private MavenProjectHelper projectHelper;
 
   /** The public headers shipped to consumers (put on their include path). */
   @Parameter(property = "kernel.headers", defaultValue = "${project.basedir}/src/main/include")
   private File headers;
 
-  /** Classifier of the platform bundle. Default: {@code <os>-<arch>}, e.g. {@code linux-x86_64}. */
-  @Parameter(property = "kernel.classifier")
-  private String classifier;
-
   /** Reproducible builds' timestamp (ISO-8601 or seconds since the epoch), as Maven's own archivers take it. */
   @Parameter(defaultValue = "${project.build.outputTimestamp}")
   private String outputTimestamp;
 
-  @Parameter(defaultValue = "${project.build.directory}/kernel", required = true)
-  private File outputDirectory;
-
-  @Parameter(property = "kernel.skip", defaultValue = "false")
-  private boolean skip;
-
   @Override
-  public void execute() throws MojoExecutionException, MojoFailureException {
-    if (skip) {
-      getLog().info("Kernel Archive: skipped (kernel.skip=true)");
-      return;
-    }
-    String platform = classifier != null && !classifier.isBlank() ? classifier : Platform.classifier();
+  protected void run() throws MojoExecutionException, MojoFailureException {
+    String platform = platform();
     Path target = Path.of(project.getBuild().getDirectory());
     String name = project.getBuild().getFinalName();
     Path platformBundle = target.resolve(name + "-" + platform + ".kernel");

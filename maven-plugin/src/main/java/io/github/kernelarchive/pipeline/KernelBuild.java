@@ -77,8 +77,8 @@ public final class KernelBuild {
       try {
         trace.write(request.project().outputDirectory().resolve("trace.json"));
       } catch (IOException e) {
-        log.warn("Could not write the build timeline " + request.project().outputDirectory().resolve("trace.json") + ": "
-            + e.getMessage());
+        log.warn("Could not write the build timeline " + request.project().outputDirectory().resolve("trace.json")
+            + ": " + e.getMessage());
       }
     }
   }
@@ -103,14 +103,14 @@ public final class KernelBuild {
    * (current, or taken from the cache) with the sources those serve.
    */
   private record Plan(Toolchain toolchain, DependencyStage.Outcome dependencies, KernelDependencies.Outcome kernels,
-      ContentHashes hashes, Path hashFile,
-      BuildCache cache, CompileStage compileStage, CompileStage.Prepared prepared, ArchiveStage archiveStage,
+      ContentHashes hashes, Path hashFile, BuildCache cache, CompileStage compileStage, CompileStage.Prepared prepared,
+      ArchiveStage archiveStage,
       List<ArchiveRequest> archiveRequests, Map<String, Outcome> reused, int servedByArchives, long millis) {}
 
   /** Every archive of the build, in declaration order, as used, taken or built. */
   private record Archived(Map<String, Outcome> archives, long millis) {}
 
-  /** The library (null when there was nothing to link), per-archive libraries, and the audit's count. */
+  /** The library (null when there was nothing to link), per-archive libraries, and the audit's report (null without a library). */
   private record Linked(SharedLibraryLinker.Result library, List<Path> archiveLibraries, ExportAudit.Report audit,
       long millis) {}
 
@@ -153,7 +153,8 @@ public final class KernelBuild {
         count(archives, Status.CACHE_HIT), count(archives, Status.UP_TO_DATE),
         archives.values().stream().mapToInt(Outcome::batchesRun).sum(),
         library == null ? null : library.library(), library != null && library.relinked(),
-        library == null ? null : library.linker(), linked.audit() == null ? 0 : linked.audit().exports().size(), linked.archiveLibraries(),
+        library == null ? null : library.linker(), linked.audit() == null ? 0 : linked.audit().exports().size(),
+        linked.archiveLibraries(),
         scanned.millis(), compiled.planMillis() + plan.millis(), compiled.compileMillis(), archived.millis(),
         linked.millis(), plan.cache() == null ? null : plan.cache().stats());
     logSummary(summary);

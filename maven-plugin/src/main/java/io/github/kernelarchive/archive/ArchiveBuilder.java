@@ -6,9 +6,9 @@ import io.github.kernelarchive.ar.ArReader;
 import io.github.kernelarchive.ar.ArWriter;
 import io.github.kernelarchive.ar.ArchiveDigest;
 import io.github.kernelarchive.cache.BuildCache;
+import io.github.kernelarchive.cache.CacheEntry;
 import io.github.kernelarchive.cache.ContentManifest;
 import io.github.kernelarchive.cache.EntryKind;
-import io.github.kernelarchive.cache.LocalCache;
 import io.github.kernelarchive.common.BuildLog;
 import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.elf.ElfObject;
@@ -405,7 +405,7 @@ public final class ArchiveBuilder {
     if (cache == null) {
       return false;
     }
-    Optional<LocalCache.Entry> entry = cache.find(EntryKind.BATCH, key, "ar batch " + (number + 1), candidate -> {
+    Optional<CacheEntry> entry = cache.find(EntryKind.BATCH, key, "ar batch " + (number + 1), candidate -> {
       ContentManifest manifest = ContentManifest.read(candidate.manifest());
       if (!manifest.key().equals(key) || !manifest.sha256().equals(Hashing.ofFile(candidate.payload()))) {
         return BuildCache.Verdict.corrupt("the batch differs from its manifest");

@@ -4,9 +4,9 @@ import io.github.kernelarchive.ar.ArFormatException;
 import io.github.kernelarchive.ar.ArReader;
 import io.github.kernelarchive.ar.ArchiveDigest;
 import io.github.kernelarchive.cache.BuildCache;
+import io.github.kernelarchive.cache.CacheEntry;
 import io.github.kernelarchive.cache.EntryKind;
 import io.github.kernelarchive.cache.HeaderPaths;
-import io.github.kernelarchive.cache.LocalCache;
 import io.github.kernelarchive.cache.Manifest;
 import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.common.BuildLog;
@@ -155,7 +155,7 @@ public final class ArchiveStage {
     if (cache == null) {
       return Optional.empty();
     }
-    Optional<LocalCache.Entry> entry = cache.find(EntryKind.ARCHIVE, key, "archive '" + request.name() + "'",
+    Optional<CacheEntry> entry = cache.find(EntryKind.ARCHIVE, key, "archive '" + request.name() + "'",
         candidate -> verifyEntry(candidate, key, request));
     if (entry.isEmpty()) {
       return Optional.empty();
@@ -170,7 +170,7 @@ public final class ArchiveStage {
   }
 
   /** Whether a cache entry (local, or just received from the remote) can stand for this archive. */
-  private BuildCache.Verdict verifyEntry(LocalCache.Entry entry, String key, ArchiveRequest request)
+  private BuildCache.Verdict verifyEntry(CacheEntry entry, String key, ArchiveRequest request)
       throws IOException {
     Manifest manifest = Manifest.read(entry.manifest());
     if (!manifest.key().equals(key)) {
@@ -277,7 +277,7 @@ public final class ArchiveStage {
     }
   }
 
-  private void validateEntry(LocalCache.Entry entry, Manifest manifest, ArchiveRequest request)
+  private void validateEntry(CacheEntry entry, Manifest manifest, ArchiveRequest request)
       throws IOException, ArchiveInvalidException {
     if (manifest.members().size() != request.members().size()) {
       throw new ArchiveInvalidException(entry.payload(), "manifest lists " + manifest.members().size()

@@ -19,8 +19,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The cache as the stages see it: the local tier first, then the remote one. An entry from the
- * remote is unpacked into a staging folder of the local cache, verified there exactly as a local
+ * The cache as the stages see it: the local tier first, then a shared one behind it (any
+ * {@link Storage}: the HTTP remote, or another directory). An entry from the shared tier is
+ * assembled in a staging folder of the local cache, verified there exactly as a local
  * entry would be, and only then renamed into place; one that does not verify is reported and
  * deleted, so nothing from a bad response is ever used or kept. Entries stored during the build
  * are uploaded at its end ({@link #finish}), after the library has linked.
@@ -47,7 +48,7 @@ public final class BuildCache {
 
   /** Checks an entry (local, or staged from the remote) against what the build needs. */
   public interface Verifier {
-    Verdict verify(LocalCache.Entry entry) throws IOException;
+    Verdict verify(CacheEntry entry) throws IOException;
   }
 
   /** What the cache did in one build, for the summary. */
@@ -58,12 +59,12 @@ public final class BuildCache {
   private static final int UPLOADS_AT_ONCE = 4;
 
   private final LocalCache local;
-  private final RemoteCache remote;
+  private final Storage remote;
   private final BuildLog log;
-  private final Set<LocalCache.Entry> used = ConcurrentHashMap.newKeySet();
-  private final Set<LocalCache.Entry> stored = ConcurrentHashMap.newKeySet();
+  private final Set<CacheEntry> used = ConcurrentHashMap.newKeySet();
+  private final Set<CacheEntry> stored = ConcurrentHashMap.newKeySet();
   /** Entries found built against other headers: a new entry of the same key replaces them. */
-  private final Set<LocalCache.Entry> outdated = ConcurrentHashMap.newKeySet();
+  private final Set<CacheEntry> outdated = ConcurrentHashMap.newKeySet();
   private final AtomicLong localHits = new AtomicLong();
   private final AtomicLong localBytes = new AtomicLong();
   private final AtomicLong remoteHits = new AtomicLong();
@@ -74,8 +75,8 @@ public final class BuildCache {
   /** Set once the local cache could not be written: nothing more is stored (one warning). */
   private volatile boolean readOnly;
 
-  /** @param remote {@code null}: local tier only */
-  public BuildCache(LocalCache local, RemoteCache remote, BuildLog log) {
+  /** @param remote the shared tier; {@code null}: local tier only */
+  public BuildCache(LocalCache local, Storage remote, BuildLog log) {
     this.local = local;
     this.remote = remote;
     this.log = log;
@@ -87,9 +88,9 @@ public final class BuildCache {
    *
    * @param what how warnings name the entry, e.g. "archive 'k'"
    */
-  public Optional<LocalCache.Entry> find(EntryKind kind, String key, String what, Verifier verifier)
+  public Optional<CacheEntry> find(EntryKind kind, String key, String what, Verifier verifier)
       throws IOException, InterruptedException {
-    Optional<LocalCache.Entry> found = local.find(kind, key);
+    Optional<CacheEntry> found = local.find(kind, key);
     if (found.isPresent()) {
       Verdict verdict = verifyQuietly(verifier, found.get());
       if (verdict.status() == Status.USABLE) {
@@ -111,7 +112,7 @@ public final class BuildCache {
         outdated.add(found.get());
       }
     }
-    if (remote == null || !remote.active() || readOnly) {
+    if (remote == null || !remote.available() || readOnly) {
       return Optional.empty();
     }
     try {
@@ -136,28 +137,27 @@ public final class BuildCache {
     }
   }
 
-  private Optional<LocalCache.Entry> fromRemote(EntryKind kind, String key, Optional<LocalCache.Entry> outdated,
+  private Optional<CacheEntry> fromRemote(EntryKind kind, String key, Optional<CacheEntry> outdated,
       Verifier verifier) throws IOException, InterruptedException {
     long start = System.nanoTime();
     Path staging = local.staging(kind, key);
     try (Trace.Span span = Trace.current().span("fetch " + kind.folder() + " " + key.substring(0, 12), "cache")) {
-      Path blob = staging.resolve("received");
+      Optional<CacheEntry> fetched;
       try {
-        if (!remote.get(kind, key, blob)) {
-          return Optional.empty();
-        }
-      } catch (RemoteCache.Failure e) {
+        fetched = remote.fetch(kind, key, staging);
+      } catch (StorageException e) {
         return Optional.empty();
       }
-      LocalCache.Entry staged = local.staged(staging, kind, key);
-      long received = Files.size(blob);
-      try {
-        EntryBundle.unpack(blob, kind, key, staged);
-      } catch (IOException e) {
-        remote.rejected(kind, key, e.getMessage());
+      if (fetched.isEmpty()) {
         return Optional.empty();
       }
-      Files.delete(blob);
+      CacheEntry staged = local.staged(staging, kind, key);
+      if (!fetched.get().directory().equals(staging)) {
+        // A store that hands over its own folder (a shared directory): the local tier keeps a copy.
+        Files.copy(fetched.get().payload(), staged.payload());
+        Files.copy(fetched.get().manifest(), staged.manifest());
+      }
+      long received = staged.bytes();
       Verdict verdict = verifyQuietly(verifier, staged);
       if (verdict.status() == Status.CORRUPT) {
         remote.rejected(kind, key, verdict.problem());
@@ -172,7 +172,7 @@ public final class BuildCache {
         this.outdated.remove(outdated.get());
       }
       local.adopt(staging, kind, key); // or an equal entry of a concurrent build won: either serves
-      LocalCache.Entry entry = local.find(kind, key).orElseThrow(() -> new IOException(
+      CacheEntry entry = local.find(kind, key).orElseThrow(() -> new IOException(
           "the cache entry " + kind.folder() + "/" + key + " vanished right after it was stored"));
       used.add(entry);
       remote.confirmed();
@@ -186,7 +186,7 @@ public final class BuildCache {
   }
 
   /** A verifier's failure to read an entry is damage too, never a failed build. */
-  private static Verdict verifyQuietly(Verifier verifier, LocalCache.Entry entry) {
+  private static Verdict verifyQuietly(Verifier verifier, CacheEntry entry) {
     try {
       return verifier.verify(entry);
     } catch (IOException | RuntimeException e) {
@@ -198,7 +198,7 @@ public final class BuildCache {
    * Copies a found entry's payload to {@code target} (atomically); false when the entry vanished
    * meanwhile (evicted or replaced by a concurrent build): the caller then treats it as a miss.
    */
-  public boolean checkOut(LocalCache.Entry entry, Path target) throws IOException {
+  public boolean checkOut(CacheEntry entry, Path target) throws IOException {
     Path temporary = AtomicFiles.temporarySibling(target);
     try {
       Files.copy(entry.payload(), temporary, StandardCopyOption.REPLACE_EXISTING);
@@ -221,7 +221,7 @@ public final class BuildCache {
       return;
     }
     try {
-      for (LocalCache.Entry old : outdated) {
+      for (CacheEntry old : outdated) {
         if (old.kind() == kind && old.key().equals(key)) {
           local.discard(old);
           outdated.remove(old);
@@ -243,7 +243,7 @@ public final class BuildCache {
    * evicts least recently used local entries beyond the size cap, never one this build used.
    */
   public void finish() throws IOException, InterruptedException {
-    if (remote != null && remote.push() && remote.active() && !stored.isEmpty()) {
+    if (remote != null && remote.accepts() && remote.available() && !stored.isEmpty()) {
       upload(new ArrayList<>(stored));
     }
     if (readOnly) {
@@ -261,17 +261,17 @@ public final class BuildCache {
     }
   }
 
-  private void upload(List<LocalCache.Entry> entries) throws InterruptedException {
+  private void upload(List<CacheEntry> entries) throws InterruptedException {
     List<Callable<Long>> tasks = new ArrayList<>();
-    for (LocalCache.Entry entry : entries) {
+    for (CacheEntry entry : entries) {
       tasks.add(() -> {
-        if (!remote.active()) {
+        if (!remote.available()) {
           return -1L;
         }
         try (Trace.Span span = Trace.current().span("upload " + kind(entry), "cache")) {
-          remote.put(entry);
+          remote.store(entry);
           return entry.bytes();
-        } catch (RemoteCache.Failure e) {
+        } catch (StorageException e) {
           return -1L;
         }
       });
@@ -284,7 +284,7 @@ public final class BuildCache {
     });
   }
 
-  private static String kind(LocalCache.Entry entry) {
+  private static String kind(CacheEntry entry) {
     return entry.kind().folder() + " " + entry.key().substring(0, 12);
   }
 

@@ -28,7 +28,7 @@ final class EntryBundle {
   private EntryBundle() {}
 
   /** The request body for {@code entry}, streamed from its files. */
-  static HttpRequest.BodyPublisher publisher(LocalCache.Entry entry) throws IOException {
+  static HttpRequest.BodyPublisher publisher(CacheEntry entry) throws IOException {
     long manifest = Files.size(entry.manifest());
     long payload = Files.size(entry.payload());
     return HttpRequest.BodyPublishers.concat(
@@ -47,7 +47,7 @@ final class EntryBundle {
    *
    * @throws IOException saying what is wrong (foreign format, another key, truncated or oversized)
    */
-  static void unpack(Path bundle, EntryKind kind, String key, LocalCache.Entry staging) throws IOException {
+  static void unpack(Path bundle, EntryKind kind, String key, CacheEntry staging) throws IOException {
     try (FileChannel in = FileChannel.open(bundle, StandardOpenOption.READ)) {
       ByteBuffer head = ByteBuffer.allocate((int) Math.min(MAX_HEADER, in.size()));
       while (head.hasRemaining() && in.read(head) > 0) {

@@ -25,25 +25,10 @@ import java.util.stream.Stream;
  * (renamed out, then deleted). The manifest's modification time is the entry's last use, for LRU
  * eviction across all kinds.
  */
-public final class LocalCache {
+public final class LocalCache implements Storage {
   // v3: object and batch entries beside archives, one folder per kind.
   private static final String LAYOUT = "v3";
   private static final long STALE_TEMP_MILLIS = 60 * 60 * 1000L;
-
-  /** A complete entry. */
-  public record Entry(EntryKind kind, String key, Path directory) {
-    public Path payload() {
-      return directory.resolve(kind.payloadName());
-    }
-
-    public Path manifest() {
-      return directory.resolve("manifest.txt");
-    }
-
-    public long bytes() {
-      return sizeOf(payload()) + sizeOf(manifest());
-    }
-  }
 
   private final Path root;
   private final long maxBytes;
@@ -58,14 +43,36 @@ public final class LocalCache {
     return root;
   }
 
-  public Optional<Entry> find(EntryKind kind, String key) {
-    Entry entry = new Entry(kind, key, entryDirectory(kind, key));
+  /** The local directory hands over its own folder; nothing is staged. */
+  @Override
+  public Optional<CacheEntry> fetch(EntryKind kind, String key, Path staging) {
+    return find(kind, key);
+  }
+
+  /** Copies the entry in (as a shared folder tier: a local cache on a file system several machines mount). */
+  @Override
+  public void store(CacheEntry entry) throws StorageException {
+    try {
+      publish(entry.kind(), entry.key(), entry.payload(), Files.readAllBytes(entry.manifest()));
+    } catch (IOException e) {
+      throw new StorageException("cannot store " + entry.kind().folder() + "/" + entry.key() + " in " + root + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public String describe() {
+    return root.toString();
+  }
+
+  public Optional<CacheEntry> find(EntryKind kind, String key) {
+    CacheEntry entry = new CacheEntry(kind, key, entryDirectory(kind, key));
     return Files.isRegularFile(entry.payload()) && Files.isRegularFile(entry.manifest())
         ? Optional.of(entry) : Optional.empty();
   }
 
   /** Marks an entry as just used, so eviction takes older ones first. */
-  public void touch(Entry entry) {
+  public void touch(CacheEntry entry) {
     try {
       Files.setLastModifiedTime(entry.manifest(), FileTime.fromMillis(System.currentTimeMillis()));
     } catch (IOException e) {
@@ -99,8 +106,8 @@ public final class LocalCache {
   }
 
   /** The entry as it will look once {@code staging} is adopted: for verifying it first. */
-  public Entry staged(Path staging, EntryKind kind, String key) {
-    return new Entry(kind, key, staging);
+  public CacheEntry staged(Path staging, EntryKind kind, String key) {
+    return new CacheEntry(kind, key, staging);
   }
 
   /**
@@ -108,7 +115,7 @@ public final class LocalCache {
    * already (a concurrent build won the race, or the caller did not discard an outdated one).
    */
   public boolean adopt(Path staging, EntryKind kind, String key) throws IOException {
-    Entry staged = staged(staging, kind, key);
+    CacheEntry staged = staged(staging, kind, key);
     AtomicFiles.flush(staged.payload());
     AtomicFiles.flush(staged.manifest());
     Path target = entryDirectory(kind, key);
@@ -130,7 +137,7 @@ public final class LocalCache {
   }
 
   /** Removes an entry (e.g. one that failed validation) without readers ever seeing part of it. */
-  public void discard(Entry entry) throws IOException {
+  public void discard(CacheEntry entry) throws IOException {
     Path trash = root.resolve("tmp").resolve("discarded." + UUID.randomUUID());
     Files.createDirectories(trash.getParent());
     try {
@@ -145,11 +152,11 @@ public final class LocalCache {
    * Drops least recently used entries, of every kind, until the cache fits {@code maxBytes};
    * never one of {@code keep} (the entries this build uses). Returns how many entries were evicted.
    */
-  public int evict(Collection<Entry> keep) throws IOException {
-    record Sized(Entry entry, long bytes, long lastUse) {}
+  public int evict(Collection<CacheEntry> keep) throws IOException {
+    record Sized(CacheEntry entry, long bytes, long lastUse) {}
     List<Sized> entries = new ArrayList<>();
     long total = 0;
-    for (Entry entry : entries()) {
+    for (CacheEntry entry : entries()) {
       Sized sized = new Sized(entry, entry.bytes(), lastUse(entry));
       entries.add(sized);
       total += sized.bytes();
@@ -173,16 +180,16 @@ public final class LocalCache {
   }
 
   /** Every complete entry of every kind. */
-  public List<Entry> entries() throws IOException {
-    List<Entry> entries = new ArrayList<>();
+  public List<CacheEntry> entries() throws IOException {
+    List<CacheEntry> entries = new ArrayList<>();
     for (EntryKind kind : EntryKind.values()) {
       entries.addAll(entries(kind));
     }
     return entries;
   }
 
-  public List<Entry> entries(EntryKind kind) throws IOException {
-    List<Entry> entries = new ArrayList<>();
+  public List<CacheEntry> entries(EntryKind kind) throws IOException {
+    List<CacheEntry> entries = new ArrayList<>();
     Path folder = root.resolve(kind.folder());
     if (!Files.isDirectory(folder)) {
       return entries;
@@ -190,7 +197,7 @@ public final class LocalCache {
     try (Stream<Path> shards = Files.list(folder)) {
       for (Path shard : (Iterable<Path>) shards.filter(p -> p.getFileName().toString().length() == 2)::iterator) {
         try (Stream<Path> dirs = Files.list(shard)) {
-          dirs.forEach(d -> entries.add(new Entry(kind, d.getFileName().toString(), d)));
+          dirs.forEach(d -> entries.add(new CacheEntry(kind, d.getFileName().toString(), d)));
         }
       }
     }
@@ -201,17 +208,9 @@ public final class LocalCache {
     return root.resolve(kind.folder()).resolve(key.substring(0, 2)).resolve(key);
   }
 
-  private static long lastUse(Entry entry) {
+  private static long lastUse(CacheEntry entry) {
     try {
       return Files.getLastModifiedTime(entry.manifest()).toMillis();
-    } catch (IOException e) {
-      return 0;
-    }
-  }
-
-  private static long sizeOf(Path file) {
-    try {
-      return Files.size(file);
     } catch (IOException e) {
       return 0;
     }

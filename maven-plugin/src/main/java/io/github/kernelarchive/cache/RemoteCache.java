@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the rest of the build with one line. The URL is shown without user info, and credentials only
  * ever travel in the {@code Authorization} header.
  */
-public final class RemoteCache {
+public final class RemoteCache implements Storage {
   static final int MAX_CONSECUTIVE_FAILURES = 3;
   private static final String LAYOUT = "v3";
   /** Assumed slowest upload rate, to give a large {@code PUT} time to send its body. */
@@ -52,13 +53,6 @@ public final class RemoteCache {
     @Override
     public String toString() {
       return "Settings[" + redact(url) + (authorization == null ? "" : ", with credentials") + "]";
-    }
-  }
-
-  /** Thrown for a fault already counted and reported. */
-  static final class Failure extends Exception {
-    Failure(String message) {
-      super(message);
     }
   }
 
@@ -91,13 +85,52 @@ public final class RemoteCache {
     return settings.push();
   }
 
+  @Override
+  public boolean accepts() {
+    return settings.push();
+  }
+
   /** Whether the remote is still in use in this build. */
-  public boolean active() {
+  @Override
+  public boolean available() {
     return !switchedOff;
   }
 
+  @Override
   public int failures() {
     return failures.get();
+  }
+
+  @Override
+  public String describe() {
+    return displayUrl();
+  }
+
+  /**
+   * Downloads the entry's bundle into {@code staging} and unpacks it there; a bundle that does not
+   * unpack is reported as rejected and counts as a miss.
+   */
+  @Override
+  public Optional<CacheEntry> fetch(EntryKind kind, String key, Path staging)
+      throws StorageException, InterruptedException {
+    Path blob = staging.resolve("received");
+    if (!get(kind, key, blob)) {
+      return Optional.empty();
+    }
+    CacheEntry staged = new CacheEntry(kind, key, staging);
+    try {
+      EntryBundle.unpack(blob, kind, key, staged);
+      Files.delete(blob);
+    } catch (IOException e) {
+      rejected(kind, key, e.getMessage());
+      return Optional.empty();
+    }
+    return Optional.of(staged);
+  }
+
+  @Override
+  public void store(CacheEntry entry) throws StorageException, InterruptedException {
+    put(entry);
   }
 
   URI uriOf(EntryKind kind, String key) {
@@ -107,9 +140,9 @@ public final class RemoteCache {
   /**
    * Downloads the entry's blob into {@code into}: true on a hit, false on a miss.
    *
-   * @throws Failure when the remote failed (already reported)
+   * @throws StorageException when the remote failed (already reported)
    */
-  boolean get(EntryKind kind, String key, Path into) throws Failure, InterruptedException {
+  boolean get(EntryKind kind, String key, Path into) throws StorageException, InterruptedException {
     URI uri = uriOf(kind, key);
     HttpRequest request = request(uri).GET().build();
     CompletableFuture<HttpResponse<Void>> future = client.sendAsync(request, info -> info.statusCode() == 200
@@ -130,9 +163,9 @@ public final class RemoteCache {
   /**
    * Stores an entry.
    *
-   * @throws Failure when the remote refused or failed (already reported)
+   * @throws StorageException when the remote refused or failed (already reported)
    */
-  void put(LocalCache.Entry entry) throws Failure, InterruptedException {
+  void put(CacheEntry entry) throws StorageException, InterruptedException {
     URI uri = uriOf(entry.kind(), entry.key());
     HttpRequest request;
     try {
@@ -177,7 +210,7 @@ public final class RemoteCache {
    * covers only the wait for the response headers, not a body that stops half-way.
    */
   private HttpResponse<Void> awaitWithProgress(URI uri, CompletableFuture<HttpResponse<Void>> future, Path into)
-      throws Failure, InterruptedException {
+      throws StorageException, InterruptedException {
     long quietLimit = settings.readTimeout().toNanos();
     long lastSize = -1;
     long lastProgress = System.nanoTime();
@@ -204,7 +237,8 @@ public final class RemoteCache {
   }
 
   /** A received entry verified and was used: the remote works. */
-  void confirmed() {
+  @Override
+  public void confirmed() {
     succeeded();
   }
 
@@ -213,12 +247,12 @@ public final class RemoteCache {
   }
 
   /** Counts and reports a fault; the remote goes quiet after too many in a row. */
-  private Failure fail(URI uri, String cause) {
+  private StorageException fail(URI uri, String cause) {
     failures.incrementAndGet();
     String message = "Remote cache " + redact(uri.toString()) + ": " + cause;
     if (switchedOff) {
       log.debug(message);
-      return new Failure(message);
+      return new StorageException(message);
     }
     log.warn(message + "; the build goes on without this entry.");
     if (consecutiveFailures.incrementAndGet() >= MAX_CONSECUTIVE_FAILURES && !switchedOff) {
@@ -230,12 +264,13 @@ public final class RemoteCache {
         }
       }
     }
-    return new Failure(message);
+    return new StorageException(message);
   }
 
   /** Reports a response that arrived but cannot be used (it does not verify for its key). */
-  Failure rejected(EntryKind kind, String key, String problem) {
-    return fail(uriOf(kind, key), "the entry does not verify (" + problem + "); it was not used");
+  @Override
+  public void rejected(EntryKind kind, String key, String problem) {
+    fail(uriOf(kind, key), "the entry does not verify (" + problem + "); it was not used");
   }
 
   private String statusCause(int status) {

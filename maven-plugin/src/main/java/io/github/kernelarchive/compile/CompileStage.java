@@ -1,10 +1,10 @@
 package io.github.kernelarchive.compile;
 
 import io.github.kernelarchive.cache.BuildCache;
+import io.github.kernelarchive.cache.CacheEntry;
 import io.github.kernelarchive.cache.ContentManifest;
 import io.github.kernelarchive.cache.EntryKind;
 import io.github.kernelarchive.cache.HeaderPaths;
-import io.github.kernelarchive.cache.LocalCache;
 import io.github.kernelarchive.cache.Manifest;
 import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.common.BuildLog;
@@ -256,7 +256,7 @@ public final class CompileStage {
       return false;
     }
     CompileJob job = planned.job();
-    Optional<LocalCache.Entry> entry = cache.find(EntryKind.OBJECT, planned.key(),
+    Optional<CacheEntry> entry = cache.find(EntryKind.OBJECT, planned.key(),
         "object of " + job.source().displayName(), candidate -> verifyObject(candidate, planned.key()));
     if (entry.isEmpty()) {
       return false;
@@ -280,7 +280,7 @@ public final class CompileStage {
     return true;
   }
 
-  private BuildCache.Verdict verifyObject(LocalCache.Entry entry, String key) throws IOException {
+  private BuildCache.Verdict verifyObject(CacheEntry entry, String key) throws IOException {
     ContentManifest manifest = ContentManifest.read(entry.manifest());
     if (!manifest.key().equals(key)) {
       return BuildCache.Verdict.corrupt("its manifest is for another key");

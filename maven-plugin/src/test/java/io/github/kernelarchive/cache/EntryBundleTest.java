@@ -27,10 +27,10 @@ class EntryBundleTest {
     return out.toByteArray();
   }
 
-  private LocalCache.Entry unpack(byte[] blob, EntryKind kind) throws IOException {
+  private CacheEntry unpack(byte[] blob, EntryKind kind) throws IOException {
     Path staging = Files.createTempDirectory(dir, "staging");
     Path file = Files.write(dir.resolve("blob" + System.nanoTime()), blob);
-    LocalCache.Entry entry = new LocalCache.Entry(kind, KEY, staging);
+    CacheEntry entry = new CacheEntry(kind, KEY, staging);
     EntryBundle.unpack(file, kind, KEY, entry);
     return entry;
   }
@@ -40,7 +40,7 @@ class EntryBundleTest {
     byte[] manifest = "kernel-archive content manifest 1\nkey\tk\n".getBytes();
     byte[] payload = new byte[100_000];
     Arrays.fill(payload, (byte) 7);
-    LocalCache.Entry entry = unpack(bundle(EntryKind.OBJECT, KEY, manifest, payload), EntryKind.OBJECT);
+    CacheEntry entry = unpack(bundle(EntryKind.OBJECT, KEY, manifest, payload), EntryKind.OBJECT);
     assertArrayEquals(manifest, Files.readAllBytes(entry.manifest()));
     assertArrayEquals(payload, Files.readAllBytes(entry.payload()));
   }

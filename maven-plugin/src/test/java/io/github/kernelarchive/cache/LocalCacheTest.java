@@ -35,7 +35,7 @@ class LocalCacheTest {
     LocalCache cache = new LocalCache(dir.resolve("cache"), Long.MAX_VALUE);
     assertTrue(cache.find(EntryKind.ARCHIVE, key('a')).isEmpty());
     assertTrue(cache.publish(EntryKind.ARCHIVE, key('a'), archiveOf(10), manifest(key('a')).toBytes()));
-    LocalCache.Entry entry = cache.find(EntryKind.ARCHIVE, key('a')).orElseThrow();
+    CacheEntry entry = cache.find(EntryKind.ARCHIVE, key('a')).orElseThrow();
     assertEquals(manifest(key('a')), Manifest.read(entry.manifest()), "manifest fields survive escaping");
     assertTrue(cache.find(EntryKind.OBJECT, key('a')).isEmpty(), "kinds do not share keys");
     assertFalse(cache.publish(EntryKind.ARCHIVE, key('a'), archiveOf(10), manifest(key('a')).toBytes()),
@@ -54,9 +54,9 @@ class LocalCacheTest {
     cache.publish(EntryKind.ARCHIVE, key('a'), archiveOf(1_000), manifest(key('a')).toBytes());
     cache.publish(EntryKind.OBJECT, key('b'), archiveOf(1_000), manifest(key('b')).toBytes());
     cache.publish(EntryKind.BATCH, key('c'), archiveOf(1_000), manifest(key('c')).toBytes());
-    LocalCache.Entry a = cache.find(EntryKind.ARCHIVE, key('a')).orElseThrow();
-    LocalCache.Entry b = cache.find(EntryKind.OBJECT, key('b')).orElseThrow();
-    LocalCache.Entry c = cache.find(EntryKind.BATCH, key('c')).orElseThrow();
+    CacheEntry a = cache.find(EntryKind.ARCHIVE, key('a')).orElseThrow();
+    CacheEntry b = cache.find(EntryKind.OBJECT, key('b')).orElseThrow();
+    CacheEntry c = cache.find(EntryKind.BATCH, key('c')).orElseThrow();
     Files.setLastModifiedTime(a.manifest(), FileTime.fromMillis(now - 30_000));
     Files.setLastModifiedTime(b.manifest(), FileTime.fromMillis(now - 20_000));
     Files.setLastModifiedTime(c.manifest(), FileTime.fromMillis(now - 10_000));

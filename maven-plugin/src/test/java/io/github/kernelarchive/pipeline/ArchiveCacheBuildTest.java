@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.kernelarchive.ar.ArReader;
+import io.github.kernelarchive.cache.CacheEntry;
 import io.github.kernelarchive.cache.EntryKind;
 import io.github.kernelarchive.cache.LocalCache;
 import java.io.RandomAccessFile;
@@ -89,7 +90,7 @@ class ArchiveCacheBuildTest {
   }
 
   /** Builds a 10-source project once and returns the cache entry it published. */
-  private LocalCache.Entry cachedAfterOneBuild(Path project, Path cache) throws Exception {
+  private CacheEntry cachedAfterOneBuild(Path project, Path cache) throws Exception {
     Projects.generate(project, 10);
     build(project, cache, 400);
     return new LocalCache(cache, Long.MAX_VALUE).entries(EntryKind.ARCHIVE).get(0);
@@ -99,7 +100,7 @@ class ArchiveCacheBuildTest {
   void aCorruptCacheEntryIsDroppedWithAWarningAndRebuilt() throws Exception {
     Path project = dir.resolve("p");
     Path cache = dir.resolve("cache");
-    LocalCache.Entry entry = cachedAfterOneBuild(project, cache);
+    CacheEntry entry = cachedAfterOneBuild(project, cache);
     try (RandomAccessFile file = new RandomAccessFile(entry.payload().toFile(), "rw")) {
       file.seek(file.length() / 2);
       int b = file.read();
@@ -120,7 +121,7 @@ class ArchiveCacheBuildTest {
     // Member bytes, names and index stay valid; only the digest over the rest of the file sees it.
     Path project = dir.resolve("p");
     Path cache = dir.resolve("cache");
-    LocalCache.Entry entry = cachedAfterOneBuild(project, cache);
+    CacheEntry entry = cachedAfterOneBuild(project, cache);
     long modeField = ArReader.read(entry.payload()).members().get(4).headerOffset() + 40;
     try (RandomAccessFile file = new RandomAccessFile(entry.payload().toFile(), "rw")) {
       file.seek(modeField);

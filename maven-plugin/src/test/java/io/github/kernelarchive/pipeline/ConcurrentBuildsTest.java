@@ -3,6 +3,7 @@ package io.github.kernelarchive.pipeline;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.kernelarchive.cache.CacheEntry;
 import io.github.kernelarchive.cache.ContentManifest;
 import io.github.kernelarchive.cache.EntryKind;
 import io.github.kernelarchive.cache.LocalCache;
@@ -59,7 +60,7 @@ class ConcurrentBuildsTest {
     LocalCache local = new LocalCache(cache, Long.MAX_VALUE);
     assertEquals(2, local.entries(EntryKind.ARCHIVE).size(), "one entry per archive key");
     assertEquals(41, local.entries(EntryKind.OBJECT).size(), "one entry per compile key");
-    for (LocalCache.Entry entry : local.entries(EntryKind.OBJECT)) {
+    for (CacheEntry entry : local.entries(EntryKind.OBJECT)) {
       assertEquals(ContentManifest.read(entry.manifest()).sha256(), Hashing.ofFile(entry.payload()), entry.toString());
     }
     for (int size : new int[] {40, 41}) {

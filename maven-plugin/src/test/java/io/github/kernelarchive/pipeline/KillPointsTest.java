@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import io.github.kernelarchive.cache.CacheEntry;
 import io.github.kernelarchive.cache.ContentManifest;
 import io.github.kernelarchive.cache.EntryKind;
 import io.github.kernelarchive.cache.LocalCache;
@@ -77,7 +78,7 @@ class KillPointsTest {
   private static void assertEntriesVerify(Path cache, String context) throws Exception {
     LocalCache local = new LocalCache(cache, Long.MAX_VALUE);
     for (EntryKind kind : new EntryKind[] {EntryKind.OBJECT, EntryKind.BATCH}) {
-      for (LocalCache.Entry entry : local.entries(kind)) {
+      for (CacheEntry entry : local.entries(kind)) {
         assertEquals(ContentManifest.read(entry.manifest()).sha256(), Hashing.ofFile(entry.payload()),
             entry + " " + context);
       }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.kernelarchive.cache.CacheEntry;
 import io.github.kernelarchive.cache.ContentManifest;
 import io.github.kernelarchive.cache.EntryKind;
 import io.github.kernelarchive.cache.FaultServer;
@@ -102,7 +103,7 @@ class RemoteCacheFaultsTest {
   private static void assertOnlyOwnValidEntries(Runner b) throws Exception {
     LocalCache cache = new LocalCache(b.localCache(), Long.MAX_VALUE);
     for (EntryKind kind : new EntryKind[] {EntryKind.OBJECT, EntryKind.BATCH}) {
-      for (LocalCache.Entry entry : cache.entries(kind)) {
+      for (CacheEntry entry : cache.entries(kind)) {
         assertEquals(ContentManifest.read(entry.manifest()).sha256(), Hashing.ofFile(entry.payload()), entry.toString());
       }
     }

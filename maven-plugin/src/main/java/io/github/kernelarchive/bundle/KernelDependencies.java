@@ -3,7 +3,7 @@ package io.github.kernelarchive.bundle;
 import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.compile.GpuArchitectures;
 import io.github.kernelarchive.util.AtomicFiles;
-import io.github.kernelarchive.util.Hashing;
+import io.github.kernelarchive.util.ContentHashes;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -46,7 +46,7 @@ public final class KernelDependencies {
    * @param cudaArchs this build's CUDA targets; empty when it compiles no CUDA
    */
   public static Outcome unpack(List<KernelDependency> dependencies, Path outputDirectory, String platform,
-      String cudaArchs) throws IOException, BuildFailureException {
+      String cudaArchs, ContentHashes hashes) throws IOException, BuildFailureException {
     if (dependencies.isEmpty()) {
       return Outcome.NONE;
     }
@@ -61,7 +61,7 @@ public final class KernelDependencies {
       Path folder = depsFolder.resolve(dependency.folder());
       BundleMetadata metadata;
       try {
-        metadata = unpacked(dependency, folder);
+        metadata = unpacked(dependency, folder, hashes);
       } catch (BundleException e) {
         throw new BuildFailureException("Kernel dependency " + dependency.coordinates() + ": " + e.getMessage());
       }
@@ -93,7 +93,7 @@ public final class KernelDependencies {
       }
       for (String name : metadata.archives()) {
         Path file = held(dependency, folder, name);
-        archives.add(new Archive(name, file, Hashing.ofFile(file), metadata.relocatableDeviceCode()));
+        archives.add(new Archive(name, file, sha256(hashes, file), metadata.relocatableDeviceCode()));
       }
       cuda |= !metadata.cudaArchs().isEmpty();
       linkFlags.addAll(metadata.linkFlags());
@@ -112,11 +112,12 @@ public final class KernelDependencies {
   }
 
   /** The dependency's metadata, unpacking the bundle unless the folder already holds these exact bytes. */
-  private static BundleMetadata unpacked(KernelDependency dependency, Path folder) throws IOException, BundleException {
+  private static BundleMetadata unpacked(KernelDependency dependency, Path folder, ContentHashes hashes)
+      throws IOException, BundleException {
     if (!Files.isRegularFile(dependency.bundle())) {
       throw new BundleException(dependency.bundle() + " does not exist.");
     }
-    String sha256 = Hashing.ofFile(dependency.bundle());
+    String sha256 = sha256(hashes, dependency.bundle());
     Path marker = folder.resolveSibling(folder.getFileName() + ".sha256");
     Path metadata = folder.resolve(BundleMetadata.FILE);
     if (Files.isRegularFile(marker) && Files.readString(marker, StandardCharsets.UTF_8).equals(sha256)
@@ -127,6 +128,14 @@ public final class KernelDependencies {
     BundleMetadata read = BundleReader.unpack(dependency.bundle(), folder);
     AtomicFiles.write(marker, sha256.getBytes(StandardCharsets.UTF_8));
     return read;
+  }
+
+  /**
+   * Through the build's content hashes: a file whose size and time are those it was hashed at is
+   * not read again, so an unchanged dependency costs a no-op build a stat, not a read of its archives.
+   */
+  private static String sha256(ContentHashes hashes, Path file) throws IOException {
+    return hashes.of(file).orElseThrow(() -> new IOException("cannot read " + file));
   }
 
   /** This build's CUDA targets must all have code in the dependency (when both have CUDA code). */

@@ -201,15 +201,15 @@ public final class KernelBuild {
     long start = System.nanoTime();
     DependencyStage.Outcome dependencies = new DependencyStage(toolchain, environment, log)
         .resolve(request.dependencies(), scanned.sources());
+    Path hashFile = request.project().outputDirectory().resolve("state").resolve("file-hashes");
+    ContentHashes hashes = ContentHashes.load(hashFile);
     KernelDependencies.Outcome kernels;
     try (Trace.Span span = Trace.current().span("kernel dependencies", "build")) {
       kernels = KernelDependencies.unpack(request.dependencies().kernels(), request.project().outputDirectory(),
-          request.project().platform(), request.compile().cudaArchs());
+          request.project().platform(), request.compile().cudaArchs(), hashes);
     }
     List<Path> includes = new ArrayList<>(dependencies.includeDirectories());
     includes.addAll(kernels.includeDirectories());
-    Path hashFile = request.project().outputDirectory().resolve("state").resolve("file-hashes");
-    ContentHashes hashes = ContentHashes.load(hashFile);
     BuildCache cache = cache(request);
     int jobs = jobs(request, toolchain);
     CompileStage compileStage = new CompileStage(toolchain,

@@ -19,6 +19,7 @@ import io.github.kernelarchive.toolchain.ResponseFile;
 import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.util.AtomicFiles;
 import io.github.kernelarchive.util.BoundedPool;
+import io.github.kernelarchive.util.ContentHashes;
 import io.github.kernelarchive.util.Hashing;
 import io.github.kernelarchive.util.KeyFile;
 import io.github.kernelarchive.util.Trace;
@@ -37,19 +38,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntFunction;
 import java.util.stream.IntStream;
 
 /**
- * Builds {@code lib<name>.a} without quadratic rewrites and with every object read once: the
- * members are cut into batches of {@code batchSize}, each batch is one {@code ar --thin qcSD}
- * call reading its members from a response file (batches run in parallel and are reused while
- * their members are unchanged). The final archive is written in one pass ({@link ArWriter}) that
- * reads each object once to check it ({@link ObjectRequirements}: a wrong-CPU or non-object file is
- * refused, naming it), find its symbols for the index and its strong definitions for the duplicate
- * check, hash it and copy it. Batches with nothing recorded from an earlier build start at once and
- * overlap that pass. A thin batch records its members by path without copying them; before the
- * archive is published, every batch must list exactly its planned objects at their sizes. The
- * batch size only changes progress granularity: the result is byte-identical for any size.
+ * Builds {@code lib<name>.a} without quadratic rewrites and with every object read once, in two
+ * steps. First the members are cut into batches of {@code batchSize}, each one {@code ar --thin
+ * qcSD} call reading its members from a response file (batches run in parallel; one whose members
+ * are unchanged is kept from the last build or taken from the cache). A thin batch records its
+ * members by path and size, copying no bytes. Then the combine reads the batches' member tables,
+ * checks that they list exactly the planned objects at their sizes, and writes the archive from
+ * them in one pass ({@link ArWriter}) that reads each member once to check it ({@link
+ * ObjectRequirements}: a wrong-CPU or non-object file is refused, naming it), find its symbols for
+ * the index and its strong definitions for the duplicate check, hash it and copy it. The batch size
+ * only changes progress granularity and reuse: the result is byte-identical for any size.
  */
 public final class ArchiveBuilder {
   /** {@code q} append without replacing (repeated basenames stay), {@code c} quiet create,
@@ -59,8 +61,18 @@ public final class ArchiveBuilder {
   static final String THIN = "--thin";
   private static final String BATCH_KEY_FORMAT = "kernel-archive batch key 3";
 
-  /** An object to archive under {@code name}. */
-  public record Input(String name, Path object) {}
+  /**
+   * An object to archive under {@code name}.
+   *
+   * @param inputKey what it was made from (its compile key); {@code null}: a prebuilt object, keyed
+   *     by its content
+   */
+  public record Input(String name, Path object, String inputKey) {
+    /** A prebuilt object, keyed by its content. */
+    public Input(String name, Path object) {
+      this(name, object, null);
+    }
+  }
 
   /**
    * @param members every member as inspected, in archive order
@@ -73,15 +85,17 @@ public final class ArchiveBuilder {
   private final int batchSize;
   private final int parallelism;
   private final BuildCache cache;
+  private final ContentHashes hashes;
   private final BuildLog log;
   private final ObjectRequirements requirements = new ObjectRequirements(ElfObject.hostMachine());
   private final Map<Path, Path> realFolders = new ConcurrentHashMap<>();
 
   /**
    * @param cache where finished batches are kept and looked up; {@code null}: none
+   * @param hashes prebuilt objects' content hashes, for the keys of batches that may be reused
    */
   public ArchiveBuilder(Tool ar, ProcessRunner runner, int batchSize, int parallelism, BuildCache cache,
-      BuildLog log) {
+      ContentHashes hashes, BuildLog log) {
     if (batchSize < 1) {
       throw new IllegalArgumentException("batch size must be at least 1");
     }
@@ -90,6 +104,7 @@ public final class ArchiveBuilder {
     this.batchSize = batchSize;
     this.parallelism = parallelism;
     this.cache = cache;
+    this.hashes = hashes;
     this.log = log;
   }
 
@@ -98,8 +113,8 @@ public final class ArchiveBuilder {
    * {@code workDirectory}. The archive is published by rename; its structure is not read back here.
    *
    * @throws java.nio.file.NoSuchFileException when an object does not exist
-   * @throws ArchiveInvalidException when an object is not one this archive can hold, or changed
-   *     while it was archived
+   * @throws ArchiveInvalidException when an object is not one this archive can hold, a batch does
+   *     not list its planned objects, or an object changed while it was archived
    */
   public Result build(String name, List<Input> inputs, Path workDirectory, Path output)
       throws IOException, ToolchainException, ArchiveInvalidException, InterruptedException {
@@ -109,74 +124,123 @@ public final class ArchiveBuilder {
     // How each batch names its members (relative to its folder), worked out once per object: the
     // batch's response file, its key and its check all use it.
     List<String> relativeNames = relativeNames(workDirectory, inputs);
+    Batches made = makeBatches(name, inputs, relativeNames, workDirectory, batches);
 
     Path temporary = AtomicFiles.temporarySibling(output);
     try {
-      List<InspectedObject> members;
-      String digest;
-      boolean[] ran = new boolean[batches];
-      boolean[] fromCache = new boolean[batches];
-      List<String> failures = new ArrayList<>();
-      try (BoundedPool<BatchOutcome> pool = new BoundedPool<>("kernel-ar", parallelism)) {
-        // Without a cache, a batch with nothing recorded by an earlier build (every batch of a clean
-        // build) runs whatever its objects hold: start it now, so ar works while the archive is
-        // written. With one, its key (over the members' hashes) must be known first, to look it up.
-        for (int i = 0; i < batches && cache == null; i++) {
-          if (!Files.isRegularFile(batchFile(workDirectory, i)) || !Files.isRegularFile(keyFile(workDirectory, i))) {
-            ran[i] = true;
-            submitBatch(pool, workDirectory, i, sliceOf(relativeNames, i));
+      List<ArWriter.Entry> entries;
+      try (Trace.Span span = Trace.current().span("read batches of " + name, "archive")) {
+        entries = readBatches(workDirectory, batches, inputs, made.stats(), relativeNames);
+      }
+      Combined combined;
+      try (Trace.Span span = Trace.current().span("combine " + name, "archive")) {
+        combined = combine(name, inputs, entries, made.stats(), temporary, output);
+      }
+      int batchesRun = 0;
+      for (int i = 0; i < batches; i++) {
+        if (made.ran()[i] || made.fromCache()[i]) {
+          String key = made.keys()[i] != null ? made.keys()[i] : batchKey(i, inputs, relativeNames,
+              member -> combined.members().get(member).sha256());
+          KeyFile.record(keyFile(workDirectory, i), key);
+          if (made.ran()[i] && cache != null) {
+            Path batch = batchFile(workDirectory, i);
+            cache.store(EntryKind.BATCH, key, batch, new ContentManifest(key, Hashing.ofFile(batch), List.of()).toBytes());
           }
+          batchesRun += made.ran()[i] ? 1 : 0;
         }
-        try {
-          try (Trace.Span span = Trace.current().span("combine " + name, "archive")) {
-            Combined combined = write(name, inputs, stat(inputs), temporary, output);
-            members = combined.members();
-            digest = combined.digest();
-          }
-        } catch (IOException | ArchiveInvalidException e) {
-          pool.awaitAll((done, total, outcome) -> {}); // no ar run outlives the build that started it
-          throw e;
+      }
+      AtomicFiles.publish(temporary, output);
+      return new Result(output, batches, batchesRun, combined.members(), combined.digest());
+    } finally {
+      Files.deleteIfExists(temporary);
+    }
+  }
+
+  /**
+   * What {@link #makeBatches} did: per batch whether {@code ar} ran or the cache gave it, and its key
+   * when one was needed to decide (else it is taken from the hashes the combine finds); each
+   * object's size and time, taken while the batches ran.
+   */
+  private record Batches(boolean[] ran, boolean[] fromCache, String[] keys, List<BasicFileAttributes> stats) {}
+
+  /**
+   * Leaves every batch of the archive in {@code workDirectory}: the one the last build left when its
+   * members are unchanged, else one from the cache, else a new {@code ar} call (in parallel).
+   * Without a cache, a batch the last build did not leave behind (every batch of a clean build)
+   * needs no key: it starts at once, before the objects are looked at.
+   */
+  private Batches makeBatches(String name, List<Input> inputs, List<String> relativeNames, Path workDirectory,
+      int batches) throws IOException, ToolchainException, ArchiveInvalidException, InterruptedException {
+    boolean[] ran = new boolean[batches];
+    boolean[] fromCache = new boolean[batches];
+    String[] keys = new String[batches];
+    List<BasicFileAttributes> stats;
+    List<String> failures = new ArrayList<>();
+    try (BoundedPool<BatchOutcome> pool = new BoundedPool<>("kernel-ar", parallelism)) {
+      for (int i = 0; i < batches && cache == null; i++) {
+        if (!Files.isRegularFile(batchFile(workDirectory, i)) || !Files.isRegularFile(keyFile(workDirectory, i))) {
+          ran[i] = true;
+          submitBatch(pool, workDirectory, i, sliceOf(relativeNames, i));
         }
+      }
+      try {
+        // Before any object is read, so that a write landing later changes what checkUnchanged sees.
+        stats = stat(inputs);
         for (int i = 0; i < batches; i++) {
           if (ran[i]) {
             continue;
           }
-          String key = batchKey(sliceOf(members, i), sliceOf(relativeNames, i));
-          if (KeyFile.upToDate(batchFile(workDirectory, i), keyFile(workDirectory, i), key)) {
+          keys[i] = batchKey(i, inputs, relativeNames, member -> contentKey(inputs.get(member).object()));
+          if (KeyFile.upToDate(batchFile(workDirectory, i), keyFile(workDirectory, i), keys[i])) {
             continue;
           }
-          fromCache[i] = restoreBatch(workDirectory, i, key, sliceOf(members, i), sliceOf(relativeNames, i));
+          fromCache[i] = restoreBatch(workDirectory, i, keys[i], sliceOf(inputs, i), sliceOf(stats, i),
+              sliceOf(relativeNames, i));
           if (!fromCache[i]) {
             ran[i] = true;
             submitBatch(pool, workDirectory, i, sliceOf(relativeNames, i));
           }
         }
+      } finally {
+        // No ar run outlives the build that started it; failures are reported once all are done.
         pool.awaitAll((done, total, outcome) -> report(name, batches, done, total, outcome, failures));
       }
-      if (!failures.isEmpty()) {
-        throw new ToolchainException(ar.command() + " failed on " + failures.size() + " batch(es) of archive '"
-            + name + "': " + failures.get(0).lines().findFirst().orElse("") + ". Check the archiver or set kernel.ar.");
-      }
-      int batchesRun = 0;
-      for (int i = 0; i < batches; i++) {
-        if (ran[i] || fromCache[i]) {
-          String key = batchKey(sliceOf(members, i), sliceOf(relativeNames, i));
-          KeyFile.record(keyFile(workDirectory, i), key);
-          if (ran[i] && cache != null) {
-            Path batch = batchFile(workDirectory, i);
-            cache.store(EntryKind.BATCH, key, batch, new ContentManifest(key, Hashing.ofFile(batch), List.of()).toBytes());
-          }
-          batchesRun += ran[i] ? 1 : 0;
-        }
-      }
-      try (Trace.Span span = Trace.current().span("check batches of " + name, "archive")) {
-        checkBatches(workDirectory, batches, members, relativeNames);
-      }
-      AtomicFiles.publish(temporary, output);
-      return new Result(output, batches, batchesRun, members, digest);
-    } finally {
-      Files.deleteIfExists(temporary);
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
     }
+    if (!failures.isEmpty()) {
+      throw new ToolchainException(ar.command() + " failed on " + failures.size() + " batch(es) of archive '"
+          + name + "': " + failures.get(0).lines().findFirst().orElse("") + ". Check the archiver or set kernel.ar.");
+    }
+    return new Batches(ran, fromCache, keys, stats);
+  }
+
+  /** A prebuilt object's content hash, for the key of a batch that holds it. */
+  private String contentKey(Path object) {
+    return hashes.of(object).orElseThrow(() -> new UncheckedIOException(
+        new NoSuchFileException(object.toString(), null, "cannot be read")));
+  }
+
+  /**
+   * The archive's members as its batches list them, in order: every batch must name exactly its
+   * planned objects at the sizes they have now (a dropped, extra, reordered or rewritten member
+   * fails here), and each member is then read from the file its batch names.
+   */
+  private List<ArWriter.Entry> readBatches(Path workDirectory, int batches, List<Input> inputs,
+      List<BasicFileAttributes> stats, List<String> relativeNames) throws IOException, ArchiveInvalidException {
+    List<List<ArWriter.Entry>> listed = onAllCores(batches, i -> {
+      List<Input> planned = sliceOf(inputs, i);
+      List<ArMember> recorded = listBatch(batchFile(workDirectory, i), workDirectory, planned, sliceOf(stats, i),
+          sliceOf(relativeNames, i));
+      List<ArWriter.Entry> entries = new ArrayList<>(recorded.size());
+      for (int m = 0; m < recorded.size(); m++) {
+        entries.add(new ArWriter.Entry(planned.get(m).name(), planned.get(m).object(), recorded.get(m).size()));
+      }
+      return entries;
+    });
+    List<ArWriter.Entry> entries = new ArrayList<>(inputs.size());
+    listed.forEach(entries::addAll);
+    return entries;
   }
 
   /** Batch {@code batch}'s part of a list that runs over all members. */
@@ -286,16 +350,12 @@ public final class ArchiveBuilder {
   private record Combined(List<InspectedObject> members, String digest) {}
 
   /**
-   * Writes the archive to {@code temporary} (on all cores), each object read once: checked, its
-   * symbols and strong definitions taken, hashed and copied. Fails when an object is not one this
-   * archive can hold, or changed while it was archived.
+   * Writes the archive to {@code temporary} from {@code entries} (on all cores), each object read
+   * once: checked, its symbols and strong definitions taken, hashed and copied. Fails when an
+   * object is not one this archive can hold, or changed while it was archived.
    */
-  private Combined write(String name, List<Input> inputs, List<BasicFileAttributes> stats, Path temporary,
-      Path output) throws IOException, ArchiveInvalidException {
-    List<ArWriter.Entry> entries = new ArrayList<>(inputs.size());
-    for (int i = 0; i < inputs.size(); i++) {
-      entries.add(new ArWriter.Entry(inputs.get(i).name(), inputs.get(i).object(), stats.get(i).size()));
-    }
+  private Combined combine(String name, List<Input> inputs, List<ArWriter.Entry> entries,
+      List<BasicFileAttributes> stats, Path temporary, Path output) throws IOException, ArchiveInvalidException {
     List<List<String>> strongDefinitions = new ArrayList<>(Collections.nCopies(inputs.size(), List.of()));
     ArWriter.Inspector inspector = (member, bytes) -> {
       Path object = inputs.get(member).object();
@@ -348,22 +408,13 @@ public final class ArchiveBuilder {
     });
   }
 
-  /** Checks every batch, on all cores (each is a file of its own); the first problem in batch order is reported. */
-  private void checkBatches(Path workDirectory, int batches, List<InspectedObject> members, List<String> relativeNames)
-      throws IOException, ArchiveInvalidException {
-    onAllCores(batches, i -> {
-      checkBatch(batchFile(workDirectory, i), workDirectory, sliceOf(members, i), sliceOf(relativeNames, i));
-      return null;
-    });
-  }
-
   /**
-   * Checks that the thin batch {@code batchFile} lists exactly {@code planned}, in order, at the
-   * inspected sizes; relative member names are taken relative to {@code folder}, where the batch
-   * is (or will be) used. {@code given} are the names the batch was made from.
+   * The members of the thin batch {@code batchFile}, checked to be exactly {@code planned}, in order,
+   * at the sizes {@code stats} found; relative member names are taken relative to {@code folder},
+   * where the batch is (or will be) used. {@code given} are the names the batch was made from.
    */
-  private void checkBatch(Path batchFile, Path folder, List<InspectedObject> planned, List<String> given)
-      throws IOException, ArchiveInvalidException {
+  private List<ArMember> listBatch(Path batchFile, Path folder, List<Input> planned, List<BasicFileAttributes> stats,
+      List<String> given) throws IOException, ArchiveInvalidException {
     List<ArMember> recorded;
     try (FileChannel channel = FileChannel.open(batchFile, StandardOpenOption.READ)) {
       recorded = ArReader.readThin(channel).members();
@@ -388,11 +439,12 @@ public final class ArchiveBuilder {
         throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " is '" + name + "' but " + expected
             + " was planned there (missing, extra or reordered member)");
       }
-      if (recorded.get(m).size() != planned.get(m).size()) {
+      if (recorded.get(m).size() != stats.get(m).size()) {
         throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " (" + planned.get(m).object() + ") was recorded at "
-            + recorded.get(m).size() + " bytes but has " + planned.get(m).size() + " (changed while archiving)");
+            + recorded.get(m).size() + " bytes but has " + stats.get(m).size() + " (changed while archiving)");
       }
     }
+    return recorded;
   }
 
   /**
@@ -400,8 +452,8 @@ public final class ArchiveBuilder {
    * returns whether it did. Thin batches name members relative to their folder, so an entry made
    * in another checkout fits this one.
    */
-  private boolean restoreBatch(Path workDirectory, int number, String key, List<InspectedObject> planned,
-      List<String> given) throws IOException, InterruptedException {
+  private boolean restoreBatch(Path workDirectory, int number, String key, List<Input> planned,
+      List<BasicFileAttributes> stats, List<String> given) throws IOException, InterruptedException {
     if (cache == null) {
       return false;
     }
@@ -411,7 +463,7 @@ public final class ArchiveBuilder {
         return BuildCache.Verdict.corrupt("the batch differs from its manifest");
       }
       try {
-        checkBatch(candidate.payload(), workDirectory, planned, given);
+        listBatch(candidate.payload(), workDirectory, planned, stats, given);
       } catch (ArchiveInvalidException e) {
         return BuildCache.Verdict.corrupt(e.problem());
       }
@@ -424,13 +476,17 @@ public final class ArchiveBuilder {
     return cache.checkOut(entry.get(), batchFile(workDirectory, number));
   }
 
-  /** Over the archiver and each member's name, path relative to the batch folder, and content hash. */
-  private String batchKey(List<InspectedObject> batch, List<String> relativeNames) {
+  /**
+   * Over the archiver and each member's name, path relative to the batch folder, and input key (a
+   * prebuilt object's: its content hash, from {@code contentHash} by its position in the archive).
+   */
+  private String batchKey(int batch, List<Input> inputs, List<String> relativeNames, IntFunction<String> contentHash) {
     List<String> parts = new ArrayList<>(List.of(BATCH_KEY_FORMAT, ar.identity(), THIN, AR_FLAGS));
-    for (int m = 0; m < batch.size(); m++) {
-      parts.add(batch.get(m).name());
+    for (int m = batch * batchSize; m < Math.min(inputs.size(), (batch + 1) * batchSize); m++) {
+      Input input = inputs.get(m);
+      parts.add(input.name());
       parts.add(relativeNames.get(m));
-      parts.add(batch.get(m).sha256());
+      parts.add(input.inputKey() != null ? input.inputKey() : "prebuilt object " + contentHash.apply(m));
     }
     return Hashing.ofStrings(parts);
   }

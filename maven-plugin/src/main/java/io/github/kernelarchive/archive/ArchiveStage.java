@@ -192,12 +192,12 @@ public final class ArchiveStage {
   public Outcome build(ArchiveRequest request, Map<Path, List<Dependency>> dependencies)
       throws IOException, ToolchainException, BuildFailureException, InterruptedException {
     List<ArchiveBuilder.Input> inputs = request.members().stream()
-        .map(member -> new ArchiveBuilder.Input(member.name(), member.object())).toList();
+        .map(member -> new ArchiveBuilder.Input(member.name(), member.object(), member.inputKey())).toList();
     Path target = archiveFile(request.name());
     ArchiveBuilder.Result built;
     String digest;
     try {
-      built = new ArchiveBuilder(ar, runner, batchSize, parallelism, cache, log)
+      built = new ArchiveBuilder(ar, runner, batchSize, parallelism, cache, hashes, log)
           .build(request.name(), inputs, workDirectory(request.name()), target);
       checkUnchangedSincePlanning(request.name(), built.members());
       rememberPrebuiltHashes(request, built.members());

@@ -35,7 +35,7 @@ class ArchiveBuilderTest {
 
   private Path build(Tool ar, List<PlannedMember> members, int batchSize, String tag) throws Exception {
     Path output = dir.resolve(tag + "/libk.a");
-    new ArchiveBuilder(ar, new io.github.kernelarchive.toolchain.ProcessRunner(Map.of()), batchSize, 2, null, log)
+    new ArchiveBuilder(ar, new io.github.kernelarchive.toolchain.ProcessRunner(Map.of()), batchSize, 2, null, new io.github.kernelarchive.util.ContentHashes(), log)
         .build("k", NativeObjects.inputs(members), dir.resolve(tag + "/work"), output);
     new ArchiveValidator(ElfObject.hostMachine()).validate(output, members);
     return output;
@@ -80,7 +80,7 @@ class ArchiveBuilderTest {
     Path scratch = Files.createDirectories(dir.resolve("scratch/deep/er/target"));
     Path target = Files.createSymbolicLink(dir.resolve("checkout/target"), scratch);
     Path output = target.resolve("libk.a");
-    new ArchiveBuilder(ar, new io.github.kernelarchive.toolchain.ProcessRunner(Map.of()), 5, 2, null, log)
+    new ArchiveBuilder(ar, new io.github.kernelarchive.toolchain.ProcessRunner(Map.of()), 5, 2, null, new io.github.kernelarchive.util.ContentHashes(), log)
         .build("k", NativeObjects.inputs(members), target.resolve("work"), output);
     new ArchiveValidator(ElfObject.hostMachine()).validate(output, members);
   }

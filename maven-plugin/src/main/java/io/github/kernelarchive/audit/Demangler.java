@@ -15,10 +15,10 @@ import java.util.concurrent.TimeUnit;
  * follows GCC's ABI to the letter, and installed wherever the linker is. Used on reports only; a
  * name it cannot demangle (a C name, or no c++filt) stays as it is.
  */
-final class Demangler {
+public final class Demangler {
   private Demangler() {}
 
-  static Map<String, String> demangle(Collection<String> names) {
+  public static Map<String, String> demangle(Collection<String> names) {
     Map<String, String> readable = new HashMap<>();
     names.forEach(n -> readable.put(n, n));
     List<String> mangled = names.stream().filter(n -> n.startsWith("_Z")).toList();

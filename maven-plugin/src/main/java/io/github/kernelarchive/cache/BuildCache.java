@@ -76,6 +76,24 @@ public final class BuildCache {
   private volatile boolean readOnly;
 
   /** @param remote the shared tier; {@code null}: local tier only */
+  /**
+   * The cache {@code settings} describe: the local directory, with the remote tier behind it when
+   * one is configured; empty when the cache is off.
+   *
+   * @throws IllegalArgumentException for a remote URL that cannot be used (the message says why)
+   */
+  public static Optional<BuildCache> open(CacheSettings settings, BuildLog log) {
+    if (!settings.enabled()) {
+      return Optional.empty();
+    }
+    RemoteCache remote = settings.remote() == null ? null : new RemoteCache(settings.remote(), log);
+    if (remote != null) {
+      log.info("Cache: " + settings.directory() + ", remote " + remote.displayUrl()
+          + (remote.push() ? "" : " (read-only: kernel.cache.remote.push=false)"));
+    }
+    return Optional.of(new BuildCache(new LocalCache(settings.directory(), settings.maxBytes()), remote, log));
+  }
+
   public BuildCache(LocalCache local, Storage remote, BuildLog log) {
     this.local = local;
     this.remote = remote;

@@ -199,7 +199,8 @@ public final class CompileStage {
     return language == Language.CUDA || language == Language.HIP ? FarmLauncher.local(launcher) : launcher;
   }
 
-  private String whyAbsent(Language language) {
+  /** Why sources of {@code language} cannot be compiled here, with the setting that changes it. */
+  public String whyAbsent(Language language) {
     boolean cuda = language == Language.CUDA;
     String property = cuda ? "kernel.cuda.nvcc" : "kernel.hip.hipcc";
     if (toolchain.disabled(language)) {

@@ -266,6 +266,11 @@ public class BuildMojo extends KernelMojo {
     }
   }
 
+  /** {@code kernel.library}: {@code mha} for {@code libmha.so}. */
+  String libraryName() {
+    return library;
+  }
+
   /** The pom's parameters as the engine's request, each group checked on its own. */
   KernelBuildRequest request() throws MojoFailureException {
     Path basedir = project.getBasedir().toPath();

@@ -9,9 +9,6 @@ import io.github.kernelarchive.bundle.BundleMetadata;
 import io.github.kernelarchive.bundle.HostArchive;
 import io.github.kernelarchive.bundle.KernelDependencies;
 import io.github.kernelarchive.cache.BuildCache;
-import io.github.kernelarchive.cache.CacheSettings;
-import io.github.kernelarchive.cache.LocalCache;
-import io.github.kernelarchive.cache.RemoteCache;
 import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.common.BuildLog;
 import io.github.kernelarchive.common.ToolchainException;
@@ -282,21 +279,11 @@ public final class KernelBuild {
 
   /** The local cache, with the remote tier behind it when one is configured; null when the cache is off. */
   private BuildCache cache(KernelBuildRequest request) throws BuildFailureException {
-    CacheSettings settings = request.cache();
-    if (!settings.enabled()) {
-      return null;
-    }
-    RemoteCache remote;
     try {
-      remote = settings.remote() == null ? null : new RemoteCache(settings.remote(), log);
+      return BuildCache.open(request.cache(), log).orElse(null);
     } catch (IllegalArgumentException e) {
       throw new BuildFailureException(e.getMessage());
     }
-    if (remote != null) {
-      log.info("Cache: " + settings.directory() + ", remote " + remote.displayUrl()
-          + (remote.push() ? "" : " (read-only: kernel.cache.remote.push=false)"));
-    }
-    return new BuildCache(new LocalCache(settings.directory(), settings.maxBytes()), remote, log);
   }
 
   /** Each archive's members: its compiled sources in source order, then its prebuilt objects. */

@@ -120,6 +120,8 @@ public final class NativeTests {
     runEnvironment.putAll(Sanitized.runtimeOptions(settings.sanitizers(), environment));
     runEnvironment.putAll(settings.environment());
     List<TestRunner.Runnable> chosen = runnable.stream().filter(r -> selected.contains(r.program())).toList();
+    selected.stream().filter(p -> notBuilt.containsKey(p.name()))
+        .forEach(p -> log.info("SKIP " + p.name() + ": " + notBuilt.get(p.name()).message()));
     List<TestResult> ran = new TestRunner(jobs, settings.gpuJobs(), settings.timeout(), runEnvironment,
         testOutput.resolve("run"), log).run(chosen);
     Map<String, TestResult> byName = new LinkedHashMap<>(notBuilt);

@@ -61,18 +61,24 @@ public final class CompileExecutor {
   private final int parallelism;
   private final Semaphore localSlots;
   private final Path workingDirectory;
+  private final SlurmLauncher cluster;
   private final BuildLog log;
 
   public CompileExecutor(ProcessRunner runner, int parallelism, Path workingDirectory, BuildLog log) {
-    this(runner, parallelism, parallelism, workingDirectory, log);
+    this(runner, parallelism, parallelism, workingDirectory, null, log);
   }
 
-  /** @param localSlots jobs that may run on this machine at once, whatever the pool's size */
-  public CompileExecutor(ProcessRunner runner, int parallelism, int localSlots, Path workingDirectory, BuildLog log) {
+  /**
+   * @param localSlots jobs that may run on this machine at once, whatever the pool's size
+   * @param cluster where the jobs it takes run ({@code null}: none)
+   */
+  public CompileExecutor(ProcessRunner runner, int parallelism, int localSlots, Path workingDirectory,
+      SlurmLauncher cluster, BuildLog log) {
     this.runner = runner;
     this.parallelism = Math.max(1, parallelism);
     this.localSlots = new Semaphore(Math.max(1, Math.min(localSlots, this.parallelism)));
     this.workingDirectory = workingDirectory;
+    this.cluster = cluster;
     this.log = log;
   }
 
@@ -111,6 +117,9 @@ public final class CompileExecutor {
         return new Outcome(planned, null, e.getMessage(), false, e.fallback, null);
       }
       if (run.result().succeeded()) {
+        if (job.source().language() == Language.CUDA) {
+          NvccObjects.normalize(job.object());
+        }
         store.compiled(planned);
       }
       return new Outcome(planned, run.result(), null, false, run.fallback(), run.host());
@@ -138,6 +147,9 @@ public final class CompileExecutor {
    * once more here, without the farm.
    */
   private Run run(CompileJob job) throws CouldNotStart, InterruptedException {
+    if (cluster != null && cluster.takes(job)) {
+      return runOnCluster(job);
+    }
     Optional<String> farm = FarmLauncher.farmIn(job.launcher());
     if (farm.isEmpty()) {
       return new Run(runLocally(job.commandLine(), job, null), null, null);
@@ -157,6 +169,26 @@ public final class CompileExecutor {
       fallback = farm.get() + " could not be started (" + e.getMessage() + ")";
     }
     // The farm's failure, not the source's: once more here (a half-written object is overwritten).
+    List<String> local = new ArrayList<>(FarmLauncher.local(job.launcher()));
+    local.addAll(job.argv());
+    return new Run(runLocally(local, job, fallback), fallback, null);
+  }
+
+  /**
+   * Runs the job on the Slurm cluster; when the cluster failed it (not the compiler), compiles it
+   * once more here, and its {@code [n/N]} line says why.
+   */
+  private Run runOnCluster(CompileJob job) throws CouldNotStart, InterruptedException {
+    String fallback;
+    try {
+      SlurmLauncher.Result result = cluster.run(job, workingDirectory);
+      if (result.clusterFailure() == null) {
+        return new Run(result.result(), null, result.node());
+      }
+      fallback = "the cluster failed it: " + result.clusterFailure();
+    } catch (IOException e) {
+      fallback = "srun could not be started (" + e.getMessage() + ")";
+    }
     List<String> local = new ArrayList<>(FarmLauncher.local(job.launcher()));
     local.addAll(job.argv());
     return new Run(runLocally(local, job, fallback), fallback, null);

@@ -65,6 +65,7 @@ public final class CompileStage {
   private final int parallelism;
   private final ContentHashes hashes;
   private final BuildCache cache;
+  private final SlurmLauncher cluster;
   private final HeaderPaths headerPaths;
   private final ObjectRequirements requirements = new ObjectRequirements(ElfObject.hostMachine());
   private final BuildLog log;
@@ -72,6 +73,14 @@ public final class CompileStage {
   /** @param cache where objects are looked up before compiling and kept after; {@code null}: none */
   public CompileStage(Toolchain toolchain, CompileOptions options, Path outputDirectory,
       Path workingDirectory, int parallelism, ContentHashes hashes, BuildCache cache, BuildLog log) {
+    this(toolchain, options, outputDirectory, workingDirectory, parallelism, hashes, cache, null, log);
+  }
+
+  /** @param cluster the Slurm cluster the compiles it takes run on; {@code null}: none */
+  public CompileStage(Toolchain toolchain, CompileOptions options, Path outputDirectory,
+      Path workingDirectory, int parallelism, ContentHashes hashes, BuildCache cache, SlurmLauncher cluster,
+      BuildLog log) {
+    this.cluster = cluster;
     this.toolchain = toolchain;
     this.options = options;
     this.outputDirectory = outputDirectory;
@@ -126,7 +135,7 @@ public final class CompileStage {
 
     // kernel.jobs may count a compile farm's slots; what runs here keeps to this machine's cores.
     int localSlots = Math.min(parallelism, Runtime.getRuntime().availableProcessors());
-    List<Outcome> outcomes = new CompileExecutor(toolchain.runner(), parallelism, localSlots, workingDirectory, log)
+    List<Outcome> outcomes = new CompileExecutor(toolchain.runner(), parallelism, localSlots, workingDirectory, cluster, log)
         .run(plan.toCompile(), new CompileExecutor.ObjectStore() {
           @Override
           public boolean restore(Planned planned) throws IOException, InterruptedException {

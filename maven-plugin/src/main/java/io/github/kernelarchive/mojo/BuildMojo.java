@@ -4,6 +4,7 @@ import io.github.kernelarchive.bundle.KernelDependency;
 import io.github.kernelarchive.cache.CacheSettings;
 import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.common.ToolchainException;
+import io.github.kernelarchive.compile.ClusterSettings;
 import io.github.kernelarchive.compile.CompileOptions;
 import io.github.kernelarchive.deps.DependencySettings;
 import io.github.kernelarchive.deps.NativeDependency;
@@ -184,6 +185,22 @@ public class BuildMojo extends KernelMojo {
   private String ar;
 
   /** Local archive cache. Default: {@code $XDG_CACHE_HOME/kernel-archive}, else {@code $HOME/.cache/kernel-archive}. */
+  /**
+   * Runs compiles on a Slurm cluster whose nodes share this file system: {@code srun}, with any
+   * options ({@code srun --partition=build}). It takes the nvcc and hipcc compiles, and all compiles
+   * when {@code kernel.launcher} names no C/C++ farm. Default: none.
+   */
+  @Parameter(property = "kernel.cluster.launcher")
+  private String clusterLauncher;
+
+  /** CPUs each cluster compile asks for ({@code --cpus-per-task}; a multi-arch nvcc compile uses them as threads). */
+  @Parameter(property = "kernel.cluster.cpusPerJob", defaultValue = "1")
+  private int clusterCpusPerJob;
+
+  /** Seconds one srun may take before it is killed and its compile done here. */
+  @Parameter(property = "kernel.cluster.timeout", defaultValue = "3600")
+  private int clusterTimeout;
+
   @Parameter(property = "kernel.cache.dir")
   private File cacheDirectory;
 
@@ -307,7 +324,27 @@ public class BuildMojo extends KernelMojo {
       throw new MojoFailureException("kernel.batchSize must be at least 1, was " + batchSize + "; leave it out for"
           + " the archiver's default (2000 with llvm-ar, 400 with GNU ar).");
     }
-    return new KernelBuildRequest.Parallelism(jobs != null ? jobs : 0, batchSize != null ? batchSize : 0);
+    return new KernelBuildRequest.Parallelism(jobs != null ? jobs : 0, batchSize != null ? batchSize : 0, cluster());
+  }
+
+  /** {@code kernel.cluster.*}: the Slurm launcher, or null when none is configured. */
+  private ClusterSettings cluster() throws MojoFailureException {
+    if (clusterLauncher == null || clusterLauncher.isBlank() || clusterLauncher.trim().equals("none")) {
+      return null;
+    }
+    if (clusterCpusPerJob < 1) {
+      throw new MojoFailureException("kernel.cluster.cpusPerJob must be at least 1, was " + clusterCpusPerJob + ".");
+    }
+    if (clusterTimeout < 1) {
+      throw new MojoFailureException("kernel.cluster.timeout must be at least 1 (seconds), was " + clusterTimeout + ".");
+    }
+    List<String> words = List.of(clusterLauncher.trim().split("\\s+"));
+    if (!Path.of(words.get(0)).getFileName().toString().equals("srun")) {
+      throw new MojoFailureException("kernel.cluster.launcher is '" + clusterLauncher + "': it must start with srun"
+          + " (e.g. -Dkernel.cluster.launcher=srun or \"srun --partition=build\"); compile launchers such as ccache"
+          + " or distcc go to kernel.launcher.");
+    }
+    return new ClusterSettings(words, clusterCpusPerJob, java.time.Duration.ofSeconds(clusterTimeout));
   }
 
   /** Off with {@code kernel.cache.enabled=false}; the remote tier only when a URL is set (and not offline). */

@@ -15,6 +15,7 @@ import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.compile.CompileJob;
 import io.github.kernelarchive.compile.CompileStage;
 import io.github.kernelarchive.compile.FarmLauncher;
+import io.github.kernelarchive.compile.SlurmLauncher;
 import io.github.kernelarchive.deps.DependencyStage;
 import io.github.kernelarchive.link.LinkStage;
 import io.github.kernelarchive.link.SharedLibraryLinker;
@@ -208,10 +209,12 @@ public final class KernelBuild {
     List<Path> includes = new ArrayList<>(dependencies.includeDirectories());
     includes.addAll(kernels.includeDirectories());
     BuildCache cache = cache(request);
-    int jobs = jobs(request, toolchain);
+    SlurmLauncher cluster = request.parallelism().cluster() == null ? null
+        : SlurmLauncher.connect(request.parallelism().cluster(), environment, log).orElse(null);
+    int jobs = jobs(request, toolchain, cluster);
     CompileStage compileStage = new CompileStage(toolchain,
         request.compile().withIncludeDirectories(includes), request.project().outputDirectory(),
-        request.project().directory(), jobs, hashes, cache, log);
+        request.project().directory(), jobs, hashes, cache, cluster, log);
     CompileStage.Prepared prepared = compileStage.prepare(dependencies.sources());
     // The archive stage runs here only: a farm's slots are no reason to start more ar processes.
     int localJobs = Math.min(jobs, Runtime.getRuntime().availableProcessors());
@@ -263,13 +266,25 @@ public final class KernelBuild {
     return new Archived(archives, millisSince(start));
   }
 
-  /** {@code kernel.jobs}, else what the compile farm in the launcher offers, else the local cores. */
-  private int jobs(KernelBuildRequest request, Toolchain toolchain) throws ToolchainException {
+  /**
+   * {@code kernel.jobs}, else what the Slurm cluster and the compile farm in the launcher offer,
+   * else the local cores.
+   */
+  private int jobs(KernelBuildRequest request, Toolchain toolchain, SlurmLauncher cluster) throws ToolchainException {
     if (request.parallelism().jobs() > 0) {
       return request.parallelism().jobs();
     }
     int cores = Runtime.getRuntime().availableProcessors();
     List<String> launcher = toolchain.launcher();
+    if (cluster != null) {
+      // The cluster takes the GPU compiles, and the C/C++ ones unless a farm does: then both run at once.
+      int farmJobs = FarmLauncher.farmIn(launcher).isPresent()
+          ? FarmLauncher.defaultJobs(launcher, toolchain.runner(), Map.of(), cores) : 0;
+      int jobs = cluster.defaultJobs() + farmJobs;
+      log.info("Jobs: " + jobs + " (" + cluster.describe() + (farmJobs == 0 ? "" : "; " + farmJobs + " for the C/C++ farm")
+          + ")");
+      return jobs;
+    }
     int jobs = FarmLauncher.defaultJobs(launcher, toolchain.runner(), Map.of(), cores);
     FarmLauncher.farmIn(launcher).ifPresent(farm -> log.info("Jobs: " + jobs + " (" + farm
         + (farm.equals("distcc") ? " -j: its hosts' slots" : ": the local cores; set kernel.jobs to the farm's slots")

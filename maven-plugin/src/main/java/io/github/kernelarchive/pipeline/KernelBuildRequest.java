@@ -3,6 +3,7 @@ package io.github.kernelarchive.pipeline;
 import io.github.kernelarchive.bundle.KernelDependency;
 import io.github.kernelarchive.cache.CacheSettings;
 import io.github.kernelarchive.cache.RemoteCache;
+import io.github.kernelarchive.compile.ClusterSettings;
 import io.github.kernelarchive.compile.CompileOptions;
 import io.github.kernelarchive.deps.DependencySettings;
 import io.github.kernelarchive.deps.NativeDependency;
@@ -43,8 +44,9 @@ public record KernelBuildRequest(
    * @param jobs parallel compile jobs; 0: what the compile farm in the launcher offers ({@code distcc -j}),
    *     else the local cores
    * @param batchSize objects per {@code ar} invocation; 0: the archiver's default (2000 for llvm-ar, 400 for GNU ar)
+   * @param cluster the Slurm cluster compiles run on; {@code null}: none
    */
-  public record Parallelism(int jobs, int batchSize) {}
+  public record Parallelism(int jobs, int batchSize, ClusterSettings cluster) {}
 
   public static Builder builder(Path projectDirectory, String libraryName) {
     return new Builder(projectDirectory, libraryName);
@@ -73,6 +75,7 @@ public record KernelBuildRequest(
     private ToolchainConfig toolchain = ToolchainConfig.defaults();
     private int jobs;
     private int batchSize;
+    private ClusterSettings cluster;
     private CacheSettings cache = CacheSettings.OFF;
     private List<String> exports = List.of();
     private List<String> linkFlags = List.of();
@@ -182,6 +185,12 @@ public record KernelBuildRequest(
       return this;
     }
 
+    /** Compiles on a Slurm cluster. */
+    public Builder cluster(ClusterSettings value) {
+      cluster = value;
+      return this;
+    }
+
     /** The local cache in {@code directory}, capped at {@code maxBytes}, without a remote tier. */
     public Builder cache(Path directory, long maxBytes) {
       return cache(new CacheSettings(directory, maxBytes, null));
@@ -245,7 +254,7 @@ public record KernelBuildRequest(
       CompileOptions compile = new CompileOptions(includeDirectories, defines, cFlags, cxxFlags, cudaFlags, List.of(),
           cudaArchs, relocatableDeviceCode, hipArchs, privateArchives, project);
       return new KernelBuildRequest(new Project(project, outputDirectory, libraryName, Platform.classifier()),
-          new Sources(sources, objects, archives), compile, toolchain, new Parallelism(jobs, batchSize), cache,
+          new Sources(sources, objects, archives), compile, toolchain, new Parallelism(jobs, batchSize, cluster), cache,
           new LinkSettings(exports, linkFlags, privateArchives, cudaRuntime,
               symbolVersion != null ? symbolVersion : SymbolVersion.defaultFor(libraryName, null)),
           dependencies);

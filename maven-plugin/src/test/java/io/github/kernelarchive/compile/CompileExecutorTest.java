@@ -52,7 +52,7 @@ class CompileExecutorTest {
       planned.add(new IncrementalPlanner.Planned(job, "key" + i, "test"));
     }
     List<CompileExecutor.Outcome> outcomes = new CompileExecutor(new ProcessRunner(Map.of()), parallelism, localSlots,
-        dir, log).run(planned, new CompileExecutor.ObjectStore() {
+        dir, null, log).run(planned, new CompileExecutor.ObjectStore() {
           public boolean restore(IncrementalPlanner.Planned p) {
             return false;
           }

@@ -148,6 +148,24 @@ final class FarmHosts implements AutoCloseable {
     start(argv, environment, logs.resolve("host" + n + ".console"));
   }
 
+  /**
+   * Runs {@code daemon} inside host {@code n} with a host name of its own ({@code host<n>}), through
+   * {@code nsenter} rather than {@code ip netns exec}, which remounts /sys: slurmd then finds no
+   * cgroup file system and stops.
+   */
+  void startWithHostName(int n, String hostName, List<String> daemon, Map<String, String> environment)
+      throws Exception {
+    List<String> argv = new ArrayList<>(List.of("nsenter", "--net=/run/netns/" + namespaces.get(n - 1), "unshare",
+        "--uts", "sh", "-c", "hostname \"$0\" && exec \"$@\"", hostName));
+    argv.addAll(daemon);
+    start(argv, environment, logs.resolve("host" + n + ".console"));
+  }
+
+  /** The folder the hosts' logs and state go to (the daemons may drop root: everyone may write it). */
+  Path folder() {
+    return logs;
+  }
+
   /** Its console output goes to a file, never to a pipe a daemon could hold open. */
   private static void start(List<String> argv, Map<String, String> environment, Path console) throws Exception {
     ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true)

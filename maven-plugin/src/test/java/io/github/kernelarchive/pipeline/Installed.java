@@ -24,9 +24,11 @@ public final class Installed {
       Map.entry("distcc", "distcc"), Map.entry("distccd", "distcc"), Map.entry("icecc", "icecc"),
       Map.entry("iceccd", "icecc"), Map.entry("icecc-scheduler", "icecc"), Map.entry("ccache", "ccache"),
       Map.entry("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"), Map.entry("hipcc", "hipcc"),
-      Map.entry("ar", "binutils"), Map.entry("c++filt", "binutils"), Map.entry("ip", "iproute2"));
+      Map.entry("ar", "binutils"), Map.entry("c++filt", "binutils"), Map.entry("ip", "iproute2"),
+      Map.entry("srun", "slurm-client"), Map.entry("slurmctld", "slurmctld"), Map.entry("slurmd", "slurmd"),
+      Map.entry("munged", "munge"));
   /** nvcc has no package in Debian's main archive. */
-  private static final String CUDA_TOOLKIT = "the CUDA toolkit: NVIDIA's installer, or Debian's nvidia-cuda-toolkit"
+  static final String CUDA_TOOLKIT = "the CUDA toolkit: NVIDIA's installer, or Debian's nvidia-cuda-toolkit"
       + " from non-free";
 
   private Installed() {}

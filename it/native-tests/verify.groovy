@@ -43,4 +43,9 @@ assert byName.fail.'system-out'.text().contains('checking the counter')
 assert byName.hang.failure.@type == 'timeout'
 assert byName.pass.children().findAll { it.name() in ['failure', 'error', 'skipped'] }.isEmpty()
 assert byName.pass.'system-out'.text().contains('ok: counter_next(COUNTER_START) is 41')
+
+// 5: maven.test.skip: nothing built, nothing run.
+assert runs[4].contains('Native tests are skipped (maven.test.skip=true)'): runs[4]
+assert !runs[4].contains('Test programs:')
+assert runs[4].contains('BUILD SUCCESS')
 true

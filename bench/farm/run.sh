@@ -8,6 +8,7 @@
 #   bench/farm/run.sh [sources=200] [repeats=1]
 set -euo pipefail
 . "$(dirname "$0")/../lib/plugin-pom.sh"
+. "$(dirname "$0")/../lib/namespaces.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 count=${1:-200}
 repeats=${2:-1}
@@ -25,21 +26,7 @@ ip netns delete kabench-probe
 
 # The project: <count> C++ sources of some weight (standard containers, -O2) in one archive.
 rm -rf "$work"; mkdir -p "$work/kernels" "$work/src/main/native"
-for i in $(seq 0 $((count - 1))); do
-  cat > "$work/kernels/k$i.cpp" <<CPP
-#include <algorithm>
-#include <map>
-#include <string>
-#include <vector>
-extern "C" int kernel_$i(int n) {
-  std::map<std::string, std::vector<int>> table;
-  for (int k = 0; k < n; k++) table[std::to_string(k % 7)].push_back(k * $i);
-  int s = 0;
-  for (auto &entry : table) { std::sort(entry.second.begin(), entry.second.end()); s += entry.second.back(); }
-  return s;
-}
-CPP
-done
+cxx_kernels "$work/kernels" "$count"
 echo 'extern "C" int kernel_0(int); extern "C" int farm_api(int n) { return kernel_0(n); }' > "$work/src/main/native/api.cpp"
 plugin_pom "$work/pom.xml" farm 0.1.0-SNAPSHOT "          <library>farm</library>
           <cacheEnabled>false</cacheEnabled>
@@ -50,27 +37,12 @@ plugin_pom "$work/pom.xml" farm 0.1.0-SNAPSHOT "          <library>farm</library
 # Three hosts on a bridge, 10.77.0.11-13, each with distccd (4 slots).
 prefix=kab$$
 logs=$(mktemp -d /tmp/kernel-archive-farm-bench.XXXXXX); chmod 777 "$logs"
-cleanup() {
-  for n in 1 2 3; do
-    ip netns pids "${prefix}n$n" 2> /dev/null | xargs -r kill -9
-    ip link delete "${prefix}h$n" 2> /dev/null || true
-    ip netns delete "${prefix}n$n" 2> /dev/null || true
-  done
-  ip link delete "${prefix}br" 2> /dev/null || true
-  rm -rf "$logs"
-}
+cleanup() { ns_cleanup "$prefix" 3; rm -rf "$logs"; }
 trap cleanup EXIT
-ip link add "${prefix}br" type bridge; ip addr add 10.77.0.1/24 dev "${prefix}br"; ip link set "${prefix}br" up
+ns_hosts "$prefix" 10.77.0 3
 hosts=()
 for n in 1 2 3; do
-  ns=${prefix}n$n
-  ip netns add "$ns"
-  ip link add "${prefix}h$n" type veth peer name "${prefix}p$n"
-  ip link set "${prefix}h$n" master "${prefix}br"; ip link set "${prefix}h$n" up
-  ip link set "${prefix}p$n" netns "$ns"
-  ip netns exec "$ns" ip addr add "10.77.0.1$n/24" dev "${prefix}p$n"
-  ip netns exec "$ns" ip link set "${prefix}p$n" up; ip netns exec "$ns" ip link set lo up
-  ip netns exec "$ns" distccd --daemon --allow 10.77.0.0/24 --listen "10.77.0.1$n" --jobs 4 --log-level info \
+  ip netns exec "${prefix}n$n" distccd --daemon --allow 10.77.0.0/24 --listen "10.77.0.1$n" --jobs 4 --log-level info \
     --log-file "$logs/host$n.log"
   hosts+=("10.77.0.1$n/4")
 done

@@ -11,6 +11,7 @@
 #   bench/slurm/run.sh [sources=12] [repeats=1]
 set -euo pipefail
 . "$(dirname "$0")/../lib/plugin-pom.sh"
+. "$(dirname "$0")/../lib/namespaces.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 count=${1:-12}
 repeats=${2:-1}
@@ -53,21 +54,7 @@ CU
   arch="<cuda><archs>80;90a</archs></cuda>"
 else
   kind=C++
-  for i in $(seq 0 $((count - 1))); do
-    cat > "$work/kernels/k$i.cpp" <<CPP
-#include <algorithm>
-#include <map>
-#include <string>
-#include <vector>
-extern "C" int kernel_$i(int n) {
-  std::map<std::string, std::vector<int>> table;
-  for (int k = 0; k < n; k++) table[std::to_string(k % 7)].push_back(k * $i);
-  int s = 0;
-  for (auto &entry : table) { std::sort(entry.second.begin(), entry.second.end()); s += entry.second.back(); }
-  return s;
-}
-CPP
-  done
+  cxx_kernels "$work/kernels" "$count"
   arch=""
 fi
 echo 'int slurm_api(int n) { return n; }' > "$work/src/main/native/api.c"
@@ -83,12 +70,7 @@ prefix=kas$$
 state=$(mktemp -d /tmp/kernel-archive-slurm-bench.XXXXXX)
 cleanup() {
   [ -f "$state/run/slurmctld.pid" ] && kill -9 "$(cat "$state/run/slurmctld.pid")" 2> /dev/null || true
-  for n in 1 2 3; do
-    ip netns pids "${prefix}n$n" 2> /dev/null | xargs -r kill -9
-    ip link delete "${prefix}h$n" 2> /dev/null || true
-    ip netns delete "${prefix}n$n" 2> /dev/null || true
-  done
-  ip link delete "${prefix}br" 2> /dev/null || true
+  ns_cleanup "$prefix" 3
   [ -f "$state/run/munged.pid" ] && kill -9 "$(cat "$state/run/munged.pid")" 2> /dev/null || true
   rm -rf "$state"
 }
@@ -126,19 +108,12 @@ NodeName=n[1-3] NodeAddr=10.79.0.[11-13] CPUs=1 State=UNKNOWN
 PartitionName=build Nodes=n[1-3] Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$state/slurm.conf
-ip link add "${prefix}br" type bridge; ip addr add 10.79.0.1/24 dev "${prefix}br"; ip link set "${prefix}br" up
+ns_hosts "$prefix" 10.79.0 3
 slurmctld -f "$SLURM_CONF"
 for n in 1 2 3; do
-  ns=${prefix}n$n
-  ip netns add "$ns"
-  ip link add "${prefix}h$n" type veth peer name "${prefix}p$n"
-  ip link set "${prefix}h$n" master "${prefix}br"; ip link set "${prefix}h$n" up
-  ip link set "${prefix}p$n" netns "$ns"
-  ip netns exec "$ns" ip addr add "10.79.0.1$n/24" dev "${prefix}p$n"
-  ip netns exec "$ns" ip link set "${prefix}p$n" up; ip netns exec "$ns" ip link set lo up
   mkdir -p "$state/spool/n$n"
   # nsenter, not ip netns exec: that remounts /sys, and slurmd then stops for want of a cgroup file system.
-  nsenter --net="/run/netns/$ns" unshare --uts sh -c "hostname n$n && exec slurmd -N n$n -f $SLURM_CONF"
+  nsenter --net="/run/netns/${prefix}n$n" unshare --uts sh -c "hostname n$n && exec slurmd -N n$n -f $SLURM_CONF"
 done
 for i in $(seq 1 150); do [ "$(sinfo --noheader --responding -o %C)" = "0/3/0/3" ] && break; sleep 0.2; done
 sinfo --noheader --responding -o %C | grep -qx "0/3/0/3" || { echo "bench/slurm: the cluster did not come up" >&2; exit 1; }

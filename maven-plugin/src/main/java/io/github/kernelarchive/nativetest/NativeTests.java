@@ -172,6 +172,10 @@ public final class NativeTests {
       flags.addAll(List.of("-L" + CudaLibraries.directory(nvcc, toolchain.runner()), "-lcudart_static", "-ldl",
           "-lpthread", "-lrt"));
     }
+    if (prepared.jobs().stream().anyMatch(j -> j.source().language() == Language.HIP)) {
+      // hipcc put the device code in the objects; the C++ driver links them with the HIP runtime.
+      flags.add("-lamdhip64");
+    }
     flags.addAll(settings.linkFlags());
     flags.addAll(library.link().linkFlags());
     TestLinker.Setup setup = new TestLinker.Setup(output.resolve("lib" + library.project().libraryName() + ".so"),
@@ -182,6 +186,8 @@ public final class NativeTests {
     }
     TestLinker linker = new TestLinker(toolchain.runner(), hashes, testOutput.resolve("bin"),
         library.project().directory());
+    String driver = toolchain.compiler(Language.CXX).orElseThrow(() -> new ToolchainException("No C++ compiler to link"
+        + " the test programs with: install g++ or set kernel.cxx.")).command();
     List<TestRunner.Runnable> runnable = new ArrayList<>();
     List<String> failures = new ArrayList<>();
     for (TestProgram program : programs.programs()) {
@@ -193,10 +199,6 @@ public final class NativeTests {
       }
       List<Path> inputs = new ArrayList<>(List.of(object));
       inputs.addAll(support);
-      String driver = program.main().language() == Language.HIP
-          ? toolchain.compiler(Language.HIP).orElseThrow().command()
-          : toolchain.compiler(Language.CXX).orElseThrow(() -> new ToolchainException("No C++ compiler to link the"
-              + " test programs with: install g++ or set kernel.cxx.")).command();
       TestLinker.Failure failure = linker.link(program.name(), driver, inputs, setup);
       if (failure != null) {
         failures.add(failure.message());

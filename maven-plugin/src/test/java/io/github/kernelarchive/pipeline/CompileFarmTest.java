@@ -106,7 +106,8 @@ class CompileFarmTest {
       assertTrue(log.lines().stream().noneMatch(l -> l.contains("(dcc_")), "distcc's trace reached the log");
       assertArrayEquals(local, Files.readAllBytes(project.resolve("target/kernel/libk.a")),
           "the farm's archive differs from the local build's");
-      assertEquals("315", callFarmApi(project.resolve("target/kernel/libfarm.so"), 10), "kernel_7(10) through the library");
+      assertEquals("315", Commands.callLibrary(project.resolve("target/kernel/libfarm.so"), "farm_api", 10, dir),
+          "kernel_7(10) through the library");
     }
   }
 
@@ -127,7 +128,7 @@ class CompileFarmTest {
       }
       assertArrayEquals(local, Files.readAllBytes(project.resolve("target/kernel/libk.a")),
           "the farm's archive differs from the local build's");
-      assertEquals("315", callFarmApi(project.resolve("target/kernel/libfarm.so"), 10));
+      assertEquals("315", Commands.callLibrary(project.resolve("target/kernel/libfarm.so"), "farm_api", 10, dir));
     }
   }
 
@@ -178,19 +179,6 @@ class CompileFarmTest {
         + "; compiled locally\\)")).count();
     assertEquals(SOURCES + 1, fellBack, log.text());
     assertArrayEquals(local, Files.readAllBytes(project.resolve("target/kernel/libk.a")));
-  }
-
-  /** dlopen()s the library and prints {@code farm_api(x)}. */
-  private String callFarmApi(Path library, int x) throws Exception {
-    Path source = Files.writeString(dir.resolve("load.c"), String.join("\n", "#include <dlfcn.h>", "#include <stdio.h>",
-        "#include <stdlib.h>", "int main(int argc, char **argv) {",
-        "  void *library = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);",
-        "  if (!library) { fprintf(stderr, \"%s\\n\", dlerror()); return 1; }",
-        "  int (*api)(int) = (int (*)(int)) dlsym(library, \"farm_api\");",
-        "  printf(\"%d\", api(atoi(argv[2])));", "  return 0;", "}", ""));
-    Path loader = dir.resolve("load");
-    Commands.run(List.of("cc", "-o", loader.toString(), source.toString(), "-ldl"), dir);
-    return Commands.run(List.of(loader.toString(), library.toString(), Integer.toString(x)), dir).strip();
   }
 
   /** A private state folder: host back-off records of one test must not reach another. */

@@ -151,7 +151,8 @@ class SlurmClusterTest {
         assertArrayEquals(local.get(name), Files.readAllBytes(project.resolve("target/kernel/lib" + name + ".a")),
             "lib" + name + ".a from the cluster differs from the local build's");
       }
-      assertEquals("315", callApi(project.resolve("target/kernel/libslurm.so"), 10), "kernel_7(10) through the library");
+      assertEquals("315", Commands.callLibrary(project.resolve("target/kernel/libslurm.so"), "slurm_api", 10, dir),
+          "kernel_7(10) through the library");
     }
   }
 
@@ -181,7 +182,7 @@ class SlurmClusterTest {
       List<String> local = log.lines().stream().filter(l -> l.contains("; compiled locally)")).toList();
       assertTrue(!local.isEmpty(), "no compile of the dead node was done here:\n" + log.text());
       local.forEach(l -> System.out.println("SlurmClusterTest, node n2 killed: " + l));
-      assertEquals("315", callApi(project.resolve("target/kernel/libslurm.so"), 10));
+      assertEquals("315", Commands.callLibrary(project.resolve("target/kernel/libslurm.so"), "slurm_api", 10, dir));
     }
   }
 
@@ -196,21 +197,8 @@ class SlurmClusterTest {
       assertEquals(1, warnings.size(), log.text());
       assertTrue(warnings.get(0).endsWith("): compiling here."), warnings.get(0));
       assertEquals(0, cluster.steps(1) + cluster.steps(2) + cluster.steps(3));
-      assertEquals("315", callApi(project.resolve("target/kernel/libslurm.so"), 10));
+      assertEquals("315", Commands.callLibrary(project.resolve("target/kernel/libslurm.so"), "slurm_api", 10, dir));
     }
-  }
-
-  /** dlopen()s the library and prints {@code slurm_api(x)}. */
-  private String callApi(Path library, int x) throws Exception {
-    Path source = Files.writeString(dir.resolve("load.c"), String.join("\n", "#include <dlfcn.h>", "#include <stdio.h>",
-        "#include <stdlib.h>", "int main(int argc, char **argv) {",
-        "  void *library = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);",
-        "  if (!library) { fprintf(stderr, \"%s\\n\", dlerror()); return 1; }",
-        "  int (*api)(int) = (int (*)(int)) dlsym(library, \"slurm_api\");",
-        "  printf(\"%d\", api(atoi(argv[2])));", "  return 0;", "}", ""));
-    Path loader = dir.resolve("load");
-    Commands.run(List.of("cc", "-o", loader.toString(), source.toString(), "-ldl"), dir);
-    return Commands.run(List.of(loader.toString(), library.toString(), Integer.toString(x)), dir).strip();
   }
 
   private static void deleteTree(Path root) throws Exception {

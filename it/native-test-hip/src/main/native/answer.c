@@ -1,0 +1,1 @@
+int answer_value(void) { return 42; }

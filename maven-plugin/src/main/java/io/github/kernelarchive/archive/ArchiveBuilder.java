@@ -190,7 +190,14 @@ public final class ArchiveBuilder {
           if (ran[i]) {
             continue;
           }
-          keys[i] = batchKey(i, inputs, relativeNames, member -> contentKey(inputs.get(member).object()));
+          keys[i] = knownKey(i, inputs, relativeNames);
+          if (keys[i] == null) {
+            // A prebuilt member changed (or was never hashed): the batch runs, and its key is taken
+            // from the hashes the combine finds rather than from a read of its own.
+            ran[i] = true;
+            submitBatch(pool, workDirectory, i, sliceOf(relativeNames, i));
+            continue;
+          }
           if (KeyFile.upToDate(batchFile(workDirectory, i), keyFile(workDirectory, i), keys[i])) {
             continue;
           }
@@ -205,8 +212,6 @@ public final class ArchiveBuilder {
         // No ar run outlives the build that started it; failures are reported once all are done.
         pool.awaitAll((done, total, outcome) -> report(name, batches, done, total, outcome, failures));
       }
-    } catch (UncheckedIOException e) {
-      throw e.getCause();
     }
     if (!failures.isEmpty()) {
       throw new ToolchainException(ar.command() + " failed on " + failures.size() + " batch(es) of archive '"
@@ -215,10 +220,18 @@ public final class ArchiveBuilder {
     return new Batches(ran, fromCache, keys, stats);
   }
 
-  /** A prebuilt object's content hash, for the key of a batch that holds it. */
-  private String contentKey(Path object) {
-    return hashes.of(object).orElseThrow(() -> new UncheckedIOException(
-        new NoSuchFileException(object.toString(), null, "cannot be read")));
+  /**
+   * Batch {@code batch}'s key when it is known without reading an object: every prebuilt member's
+   * hash taken already this build (the archive key's) or still vouched for by its size and time;
+   * {@code null} otherwise.
+   */
+  private String knownKey(int batch, List<Input> inputs, List<String> relativeNames) {
+    for (int m = batch * batchSize; m < Math.min(inputs.size(), (batch + 1) * batchSize); m++) {
+      if (inputs.get(m).inputKey() == null && hashes.fromStamp(inputs.get(m).object()).isEmpty()) {
+        return null;
+      }
+    }
+    return batchKey(batch, inputs, relativeNames, m -> hashes.fromStamp(inputs.get(m).object()).orElseThrow());
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.github.kernelarchive.nativetest;
 
+import io.github.kernelarchive.toolchain.ExecutableFinder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,7 +27,7 @@ record ComputeSanitizer(Path executable, String tool) {
   /** @param cudaRoot the CUDA installation nvcc belongs to; {@code null} when there is none */
   static Found find(String tool, Path cudaRoot, Map<String, String> environment) {
     Optional<Path> executable = Optional.ofNullable(cudaRoot).map(r -> r.resolve("bin/compute-sanitizer"))
-        .filter(Files::isExecutable).or(() -> onPath("compute-sanitizer", environment));
+        .filter(Files::isExecutable).or(() -> finder(environment).find("compute-sanitizer"));
     if (executable.isEmpty()) {
       return new Found(Optional.empty(), "skipped: compute-sanitizer is not installed (it comes with the CUDA toolkit)");
     }
@@ -39,7 +40,7 @@ record ComputeSanitizer(Path executable, String tool) {
 
   /** The first GPU {@code nvidia-smi -L} lists, if it runs and lists one. */
   private static Optional<String> visibleGpu(Map<String, String> environment) {
-    Optional<Path> smi = onPath("nvidia-smi", environment);
+    Optional<Path> smi = finder(environment).find("nvidia-smi");
     if (smi.isEmpty()) {
       return Optional.empty();
     }
@@ -59,13 +60,7 @@ record ComputeSanitizer(Path executable, String tool) {
     }
   }
 
-  private static Optional<Path> onPath(String name, Map<String, String> environment) {
-    String path = environment.getOrDefault("PATH", "");
-    for (String folder : path.split(":")) {
-      if (!folder.isEmpty() && Files.isExecutable(Path.of(folder, name))) {
-        return Optional.of(Path.of(folder, name));
-      }
-    }
-    return Optional.empty();
+  private static ExecutableFinder finder(Map<String, String> environment) {
+    return new ExecutableFinder(environment.getOrDefault("PATH", ""));
   }
 }

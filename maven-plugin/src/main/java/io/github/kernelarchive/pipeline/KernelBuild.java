@@ -210,7 +210,7 @@ public final class KernelBuild {
     includes.addAll(kernels.includeDirectories());
     BuildCache cache = cache(request);
     SlurmLauncher cluster = request.parallelism().cluster() == null ? null
-        : SlurmLauncher.connect(request.parallelism().cluster(), environment, log).orElse(null);
+        : SlurmLauncher.connect(request.parallelism().cluster(), toolEnvironment(request), log).orElse(null);
     int jobs = jobs(request, toolchain, cluster);
     CompileStage compileStage = new CompileStage(toolchain,
         request.compile().withIncludeDirectories(includes), request.project().outputDirectory(),
@@ -290,6 +290,13 @@ public final class KernelBuild {
         + (farm.equals("distcc") ? " -j: its hosts' slots" : ": the local cores; set kernel.jobs to the farm's slots")
         + "; local work keeps to " + cores + " cores)"));
     return jobs;
+  }
+
+  /** What tools run with: the build's environment and the pom's {@code <environment>} over it. */
+  private Map<String, String> toolEnvironment(KernelBuildRequest request) {
+    Map<String, String> all = new java.util.HashMap<>(environment);
+    all.putAll(request.toolchain().environment());
+    return all;
   }
 
   /** The local cache, with the remote tier behind it when one is configured; null when the cache is off. */

@@ -33,9 +33,12 @@ public final class NativeObjects {
     return members;
   }
 
-  /** What the builder takes: each planned member's name and object. */
+  /**
+   * What the builder takes: each planned member's name and object, keyed as a compiled member is
+   * (its planned hash stands for the compile key: a changed object changes its batch's key).
+   */
   public static List<ArchiveBuilder.Input> inputs(List<PlannedMember> members) {
-    return members.stream().map(m -> new ArchiveBuilder.Input(m.name(), m.object())).toList();
+    return members.stream().map(m -> new ArchiveBuilder.Input(m.name(), m.object(), "object " + m.sha256())).toList();
   }
 
   public static String run(List<String> argv, Path dir) throws Exception {

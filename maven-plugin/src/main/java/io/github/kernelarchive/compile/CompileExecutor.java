@@ -64,10 +64,6 @@ public final class CompileExecutor {
   private final SlurmLauncher cluster;
   private final BuildLog log;
 
-  public CompileExecutor(ProcessRunner runner, int parallelism, Path workingDirectory, BuildLog log) {
-    this(runner, parallelism, parallelism, workingDirectory, null, log);
-  }
-
   /**
    * @param localSlots jobs that may run on this machine at once, whatever the pool's size
    * @param cluster where the jobs it takes run ({@code null}: none)

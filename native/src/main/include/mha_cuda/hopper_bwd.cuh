@@ -10,6 +10,9 @@
 //    query tile's lse and delta next to its Q and dO.
 //  - dQ: a block owns 128 queries (64 per consumer) with Q and dO in shared memory and walks the
 //    keys in tiles of 64: S = Q K^T and dP = dO V^T, dS = P (dP - delta), dQ += dS K (K N-major).
+// Both passes overlap inside a consumer warpgroup: the first two products of tile t+1 are issued
+// ahead of the last ones of tile t, and the element-wise work of t+1 (P, dS) runs while the tensor
+// cores finish tile t.
 // Chosen at run time exactly like the forward (compute capability 9.0, sm_90a code present,
 // MHA_DISABLE_SM90 unset); each pass falls back to flash_bwd.cuh's on its own.
 #ifndef MHA_CUDA_HOPPER_BWD_CUH
@@ -19,16 +22,26 @@
 
 namespace mha::cuda::sm90::bwd {
 
-constexpr int kConsumers = 2, kThreads = 128 * (kConsumers + 1), kStages = 2;
+constexpr int kConsumers = 2, kThreads = 128 * (kConsumers + 1), kStages = 4;
 constexpr int kOwnRows = 64 * kConsumers;  // keys (dK/dV pass) or queries (dQ pass) of a block
 constexpr int kTileRows = 64;              // queries (dK/dV pass) or keys (dQ pass) of a streamed tile
 
+// Whether the dK/dV pass overlaps too: at head dim 128 its accumulators (dK and dV), the next tile's
+// S^T and dP^T and this tile's operands would all be live at once, past the 240 registers a
+// consumer has, and the spills cost more than the overlap gains.
+// (Measured on an H100: overlapped at 128 with its spills, the pass took 1.19x as long.)
+template <int D>
+constexpr bool kOverlapDkdv = D == 64;
+
+// Four stages: a stage is held from the first products of its tile until the last ones finish,
+// which with the overlap spans two iterations, and the loads need one more iteration ahead.
 template <int D>
 struct Layout {
   static constexpr int kOwnBytes = kOwnRows * D * 2, kTileBytes = kTileRows * D * 2;
   static constexpr int kStageBytes = 2 * kTileBytes + 2 * kTileRows * 4;  // two tiles, then lse and delta
   static constexpr int kTilesEnd = 2 * kOwnBytes + kStages * kStageBytes;
-  static constexpr int kSmem = kTilesEnd + 1024 + 64;  // alignment slack, barriers
+  static constexpr int kSmem = kTilesEnd + 1024 + 128;  // alignment slack, barriers
+  static_assert(kSmem <= 227 * 1024, "the stages must fit in shared memory");
 };
 
 struct Barriers {
@@ -136,18 +149,15 @@ struct Place {
   }
 };
 
-// x = A1 B1^T and y = A2 B2^T over the head dims, each A the consumer's 64 owned rows and each B a
-// streamed tile, both finished on return.
+// Issues x = A1 B1^T and y = A2 B2^T over the head dims as one group, each A the consumer's 64
+// owned rows and each B a streamed tile.
 template <typename T, int D>
-__device__ __forceinline__ void two_products(float (&x)[32], const unsigned char *a1, const unsigned char *b1,
-                                             float (&y)[32], const unsigned char *a2, const unsigned char *b2) {
-  wgmma_fence();
+__device__ __forceinline__ void issue_two_products(float (&x)[32], const unsigned char *a1, const unsigned char *b1,
+                                                   float (&y)[32], const unsigned char *a2,
+                                                   const unsigned char *b2) {
   issue_ss<T, D, kTileRows>(x, a1, kOwnRows * 128, b1);
   issue_ss<T, D, kTileRows>(y, a2, kOwnRows * 128, b2);
   wgmma_commit();
-  wgmma_wait<0>();
-  pin(x);
-  pin(y);
 }
 
 template <typename T, int D, bool CAUSAL>
@@ -173,11 +183,9 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   for (int i = 0; i < D / 2; ++i) dk[i] = dv[i] = 0.f;
   bar_wait(&sm.bar->own_full, 0);
 
-  for (int t = 0; t < tiles; ++t) {
+  // P^T and dS^T of tile t, in place of S^T and dP^T (rows are keys, columns the tile's queries).
+  auto elementwise = [&](float (&st)[32], float (&dpt)[32], int t) {
     const int stage = t % kStages, q0 = q_begin + t * kTileRows;
-    bar_wait(&sm.bar->full[stage], (t / kStages) & 1);
-    float st[32], dpt[32];  // S^T and dP^T: rows are keys, columns the tile's queries
-    two_products<T, D>(st, at.a_rows, sm.tile_a(stage), dpt, at.b_rows, sm.tile_b(stage));
     const bool mask = q0 + kTileRows > seq || (CAUSAL && at.first + 63 > q0);
     const float *lse = sm.lse(stage), *delta = sm.delta(stage);
 #pragma unroll
@@ -198,17 +206,69 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
         dpt[4 * j + 2 + e] = p1 * (dpt[4 * j + 2 + e] - delta[col]);
       }
     }
-    uint32_t p_op[kTileRows / 16][4], ds_op[kTileRows / 16][4];
+  };
+  auto wait_tile = [&](int t) { bar_wait(&sm.bar->full[t % kStages], (t / kStages) & 1); };
+
+  float st[32], dpt[32];  // S^T and dP^T of the newest tile
+  if constexpr (!kOverlapDkdv<D>) {
+    for (int t = 0; t < tiles; ++t) {
+      const int stage = t % kStages;
+      uint32_t p_op[kTileRows / 16][4], ds_op[kTileRows / 16][4];
+      wait_tile(t);
+      wgmma_fence();
+      issue_two_products<T, D>(st, at.a_rows, sm.tile_a(stage), dpt, at.b_rows, sm.tile_b(stage));
+      wgmma_wait<0>();
+      pin(st);
+      pin(dpt);
+      elementwise(st, dpt, t);
+      to_operand<T, kTileRows>(p_op, st);
+      to_operand<T, kTileRows>(ds_op, dpt);
+      wgmma_fence();
+      issue_rs<T, kTileRows, D>(dv, p_op, sm.tile_b(stage));   // dV += P^T dO
+      issue_rs<T, kTileRows, D>(dk, ds_op, sm.tile_a(stage));  // dK += dS^T Q
+      wgmma_commit();
+      wgmma_wait<0>();
+      pin(dv);
+      pin(dk);
+      bar_arrive(&sm.bar->empty[stage]);
+    }
+  } else {
+    uint32_t p_op[kTileRows / 16][4], ds_op[kTileRows / 16][4];  // P^T and dS^T of the tile before
+    wait_tile(0);
+    wgmma_fence();
+    issue_two_products<T, D>(st, at.a_rows, sm.tile_a(0), dpt, at.b_rows, sm.tile_b(0));
+    wgmma_wait<0>();
+    pin(st);
+    pin(dpt);
+    elementwise(st, dpt, 0);
     to_operand<T, kTileRows>(p_op, st);
     to_operand<T, kTileRows>(ds_op, dpt);
+    for (int t = 0; t + 1 < tiles; ++t) {
+      const int stage = t % kStages, next = (t + 1) % kStages;
+      wait_tile(t + 1);
+      wgmma_fence();
+      issue_two_products<T, D>(st, at.a_rows, sm.tile_a(next), dpt, at.b_rows, sm.tile_b(next));
+      issue_rs<T, kTileRows, D>(dv, p_op, sm.tile_b(stage));   // dV += P^T dO
+      issue_rs<T, kTileRows, D>(dk, ds_op, sm.tile_a(stage));  // dK += dS^T Q
+      wgmma_commit();
+      wgmma_wait<1>();  // S^T, dP^T of tile t+1 are ready; dV, dK of tile t still run
+      pin(st);
+      pin(dpt);
+      elementwise(st, dpt, t + 1);
+      wgmma_wait<0>();
+      pin(dv);
+      pin(dk);
+      bar_arrive(&sm.bar->empty[stage]);
+      to_operand<T, kTileRows>(p_op, st);
+      to_operand<T, kTileRows>(ds_op, dpt);
+    }
     wgmma_fence();
-    issue_rs<T, kTileRows, D>(dv, p_op, sm.tile_b(stage));   // dV += P^T dO
-    issue_rs<T, kTileRows, D>(dk, ds_op, sm.tile_a(stage));  // dK += dS^T Q
+    issue_rs<T, kTileRows, D>(dv, p_op, sm.tile_b((tiles - 1) % kStages));
+    issue_rs<T, kTileRows, D>(dk, ds_op, sm.tile_a((tiles - 1) % kStages));
     wgmma_commit();
     wgmma_wait<0>();
     pin(dv);
     pin(dk);
-    bar_arrive(&sm.bar->empty[stage]);
   }
   const size_t rows_before = static_cast<size_t>(head) * seq;
   store_accumulator<T, D>(args.out_a, dk, rows_before, key0, seq, args.scale, args.scale);
@@ -243,11 +303,9 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   for (int i = 0; i < D / 2; ++i) dq[i] = 0.f;
   bar_wait(&sm.bar->own_full, 0);
 
-  for (int t = 0; t < tiles; ++t) {
-    const int stage = t % kStages, n0 = t * kTileRows;
-    bar_wait(&sm.bar->full[stage], (t / kStages) & 1);
-    float s[32], dp[32];  // rows are queries, columns the tile's keys
-    two_products<T, D>(s, at.a_rows, sm.tile_a(stage), dp, at.b_rows, sm.tile_b(stage));
+  // dS of tile t in place of S (rows are queries, columns the tile's keys); dp is used up.
+  auto elementwise = [&](float (&s)[32], float (&dp)[32], int t) {
+    const int n0 = t * kTileRows;
     const bool mask = n0 + kTileRows > seq || (CAUSAL && n0 + kTileRows - 1 > at.first);
 #pragma unroll
     for (int j = 0; j < kTileRows / 8; ++j) {
@@ -264,15 +322,40 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
         s[4 * j + 2 + e] = p1 * (dp[4 * j + 2 + e] - delta1);
       }
     }
-    uint32_t ds_op[kTileRows / 16][4];
-    to_operand<T, kTileRows>(ds_op, s);
+  };
+  auto wait_tile = [&](int t) { bar_wait(&sm.bar->full[t % kStages], (t / kStages) & 1); };
+
+  float s[32], dp[32];                 // S and dP of the newest tile
+  uint32_t ds_op[kTileRows / 16][4];  // dS of the tile before
+  wait_tile(0);
+  wgmma_fence();
+  issue_two_products<T, D>(s, at.a_rows, sm.tile_a(0), dp, at.b_rows, sm.tile_b(0));
+  wgmma_wait<0>();
+  pin(s);
+  pin(dp);
+  elementwise(s, dp, 0);
+  to_operand<T, kTileRows>(ds_op, s);
+  for (int t = 0; t + 1 < tiles; ++t) {
+    const int stage = t % kStages, next = (t + 1) % kStages;
+    wait_tile(t + 1);
     wgmma_fence();
+    issue_two_products<T, D>(s, at.a_rows, sm.tile_a(next), dp, at.b_rows, sm.tile_b(next));
     issue_rs<T, kTileRows, D>(dq, ds_op, sm.tile_a(stage));  // dQ += dS K
     wgmma_commit();
+    wgmma_wait<1>();  // S, dP of tile t+1 are ready; dQ of tile t still runs
+    pin(s);
+    pin(dp);
+    elementwise(s, dp, t + 1);
     wgmma_wait<0>();
     pin(dq);
     bar_arrive(&sm.bar->empty[stage]);
+    to_operand<T, kTileRows>(ds_op, s);
   }
+  wgmma_fence();
+  issue_rs<T, kTileRows, D>(dq, ds_op, sm.tile_a((tiles - 1) % kStages));
+  wgmma_commit();
+  wgmma_wait<0>();
+  pin(dq);
   store_accumulator<T, D>(args.out_a, dq, rows_before, row0, seq, args.scale, args.scale);
 }
 #else

@@ -63,11 +63,19 @@ __device__ __forceinline__ void tma_load_tile(unsigned char *dst, int rows, cons
   for (int a = 0; a < D / 64; ++a) tma_load(dst + a * rows * 128, map, bar, a * 64, row0, head);
 }
 
-// A block of one producer and two consumer warpgroups starts at 168 registers a thread (the 64K
-// register file over 384 threads); the producer, which only issues loads, gives most of its share
-// to the consumers, whose accumulators need it: 24 + 2 x 240 per lane of a warpgroup, the same total.
-__device__ __forceinline__ void producer_registers() { asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n"); }
-__device__ __forceinline__ void consumer_registers() { asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n"); }
+// A block of one producer warpgroup and CONSUMERS consumer warpgroups starts with the 64K register
+// file shared evenly (168 registers a thread for two consumers, 128 for three); the producer, which
+// only issues loads, gives most of its share to the consumers, whose accumulators need it:
+// 24 + 2 x 240 or 32 + 3 x 160 per lane of a warpgroup, the same totals.
+template <int CONSUMERS = 2>
+__device__ __forceinline__ void producer_registers() {
+  static_assert(CONSUMERS == 2 || CONSUMERS == 3, "register splits exist for two and three consumers");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(CONSUMERS == 2 ? 24 : 32));
+}
+template <int CONSUMERS = 2>
+__device__ __forceinline__ void consumer_registers() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMERS == 2 ? 240 : 160));
+}
 
 // A shared-memory matrix descriptor with the 128-byte swizzle.
 __device__ __forceinline__ uint64_t descriptor(const void *p, int lbo, int sbo) {

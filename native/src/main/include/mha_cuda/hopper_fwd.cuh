@@ -1,11 +1,17 @@
 // The forward on Hopper (sm_90a), fp16 and bf16, head dim 64 and 128: warpgroup MMA (wgmma) with
 // operands in shared memory fed by the tensor memory accelerator (TMA), and warp specialization.
-// Per block, 128 query rows of one (batch, head):
-//  - a producer warpgroup, one thread of which loads Q once and K/V tiles of 128 keys into kStages
-//    buffers with cp.async.bulk.tensor (128-byte swizzle), handing each buffer over on mbarriers
-//    (full: its bytes arrived; empty: both consumers are done with it); it gives most of its
-//    registers to the consumers (setmaxnreg);
-//  - two consumer warpgroups of 64 rows each that overlap inside the warpgroup: S = Q K^T of tile t
+// Per block, 64 query rows a consumer warpgroup of one (batch, head), two consumers at head dim
+// 128 and three at 64 (where each consumer needs fewer registers, and a third keeps the tensor
+// cores busy while two work through their softmax, which at head dim 64 costs as much as the
+// products):
+//  - a producer warpgroup, one thread of which loads Q once and K and V tiles of 128 keys with
+//    cp.async.bulk.tensor (128-byte swizzle) into Layout<D>::kStages buffers each, handing every
+//    buffer over on mbarriers (full: its bytes arrived; empty: every consumer is done with it); it
+//    gives most of its registers to the consumers (setmaxnreg). K and V have barriers of their own:
+//    K of tile t is free as soon as S of tile t is done, half an iteration before V of tile t-1,
+//    so the next K is on its way while the consumers still use V, rather than both loads waiting
+//    for the end of an iteration and the consumers then waiting for the loads;
+//  - the consumer warpgroups, 64 rows each, that overlap inside the warpgroup: S = Q K^T of tile t
 //    and O += P V of tile t-1 are issued together, and the softmax of tile t runs while the tensor
 //    cores finish P V. P goes to the second product from registers (the accumulator layout of
 //    wgmma is the mma.sync fragment layout, as in flash_fwd.cuh's kernel).
@@ -19,18 +25,23 @@
 
 namespace mha::cuda::sm90 {
 
-constexpr int kConsumers = 2, kBlockM = 64 * kConsumers, kBlockN = 128, kThreads = 128 * (kConsumers + 1);
-constexpr int kStages = 2;
+constexpr int kBlockN = 128, kMaxStages = 4;
 
+// As many K/V stages as fit next to Q in the 227 KB a block may have (one block an SM either way:
+// the register file is full): 3 at head dim 128, 4 at 64.
 template <int D>
 struct Layout {
+  static constexpr int kConsumers = D == 64 ? 3 : 2, kBlockM = 64 * kConsumers;
+  static constexpr int kThreads = 128 * (kConsumers + 1);
   static constexpr int kQBytes = kBlockM * D * 2, kKvBytes = kBlockN * D * 2;
+  static constexpr int kStages = D == 64 ? 4 : 3;
   static constexpr int kTileBytes = kQBytes + 2 * kStages * kKvBytes;
-  static constexpr int kSmem = kTileBytes + 1024 + 64;  // tiles, alignment slack, barriers
+  static constexpr int kSmem = kTileBytes + 1024 + 256;  // tiles, alignment slack, barriers
+  static_assert(kStages <= kMaxStages && kSmem <= 227 * 1024, "the stages must fit in shared memory");
 };
 
 struct Barriers {
-  uint64_t q_full, full[kStages], empty[kStages];
+  uint64_t q_full, k_full[kMaxStages], k_empty[kMaxStages], v_full[kMaxStages], v_empty[kMaxStages];
 };
 
 #if defined(MHA_SM90_CODE)
@@ -96,11 +107,12 @@ struct KernelArgs {
 };
 
 template <typename T, int D, bool CAUSAL>
-__global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
+__global__ void MHA_SM90_LAUNCH_BOUNDS(Layout<D>::kThreads)
     fwd_kernel(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
                const __grid_constant__ CUtensorMap tv, const KernelArgs args) {
 #if defined(MHA_SM90_CODE)
   using L = Layout<D>;
+  constexpr int kStages = L::kStages, kConsumers = L::kConsumers, kBlockM = L::kBlockM;
   extern __shared__ unsigned char raw[];
   unsigned char *base = reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
   unsigned char *q_s = base;
@@ -114,33 +126,40 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   const int kv_end = CAUSAL ? min(seq, m0 + kBlockM) : seq;
   const int tiles = (kv_end + kBlockN - 1) / kBlockN;
   const int wg = threadIdx.x / 128;
+  // Tile t uses buffer t % kStages, on its (t / kStages)-th round: the parity its full barrier
+  // completes with, and the one the producer waits for before reusing the buffer.
+  auto phase = [](int t) { return (t / kStages) & 1; };
 
   if (threadIdx.x == 0) {
     bar_init(&bar.q_full, 1);
     for (int s = 0; s < kStages; ++s) {
-      bar_init(&bar.full[s], 1);
-      bar_init(&bar.empty[s], kConsumers * 128);
+      bar_init(&bar.k_full[s], 1);
+      bar_init(&bar.v_full[s], 1);
+      bar_init(&bar.k_empty[s], kConsumers * 128);
+      bar_init(&bar.v_empty[s], kConsumers * 128);
     }
     bar_init_fence();
   }
   __syncthreads();
 
   if (wg == 0) {  // the producer; rows past seq arrive as zeros
-    producer_registers();
+    producer_registers<kConsumers>();
     if (threadIdx.x == 0) {
       bar_expect(&bar.q_full, L::kQBytes);
       tma_load_tile<D>(q_s, kBlockM, &tq, &bar.q_full, m0, head);
       for (int t = 0; t < tiles; ++t) {
         const int stage = t % kStages;
-        if (t >= kStages) bar_wait(&bar.empty[stage], ((t / kStages) & 1) ^ 1);
-        bar_expect(&bar.full[stage], 2 * L::kKvBytes);
-        tma_load_tile<D>(k_s(stage), kBlockN, &tk, &bar.full[stage], t * kBlockN, head);
-        tma_load_tile<D>(v_s(stage), kBlockN, &tv, &bar.full[stage], t * kBlockN, head);
+        if (t >= kStages) bar_wait(&bar.k_empty[stage], phase(t) ^ 1);
+        bar_expect(&bar.k_full[stage], L::kKvBytes);
+        tma_load_tile<D>(k_s(stage), kBlockN, &tk, &bar.k_full[stage], t * kBlockN, head);
+        if (t >= kStages) bar_wait(&bar.v_empty[stage], phase(t) ^ 1);
+        bar_expect(&bar.v_full[stage], L::kKvBytes);
+        tma_load_tile<D>(v_s(stage), kBlockN, &tv, &bar.v_full[stage], t * kBlockN, head);
       }
     }
     return;
   }
-  consumer_registers();
+  consumer_registers<kConsumers>();
 
   const int consumer = wg - 1, warp = threadIdx.x % 128 / kWarpSize, lane = threadIdx.x % kWarpSize;
   const int first_row = m0 + consumer * 64;
@@ -155,29 +174,32 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   RowState st;
 
   bar_wait(&bar.q_full, 0);
-  bar_wait(&bar.full[0], 0);
+  bar_wait(&bar.k_full[0], 0);
   wgmma_fence();
   issue_ss<T, D, kBlockN>(s, q_rows, kBlockM * 128, k_s(0));
   wgmma_commit();
   wgmma_wait<0>();
   pin(s);
+  bar_arrive(&bar.k_empty[0]);
   softmax_step<CAUSAL>(s, st, 0, row0, seq, masked(0), args.scale_log2);
   to_operand<T, kBlockN>(p, s);
 
   for (int t = 1; t < tiles; ++t) {
     const int stage = t % kStages, previous = (t - 1) % kStages;
-    bar_wait(&bar.full[stage], (t / kStages) & 1);
+    bar_wait(&bar.k_full[stage], phase(t));
+    bar_wait(&bar.v_full[previous], phase(t - 1));
     wgmma_fence();
     issue_ss<T, D, kBlockN>(s, q_rows, kBlockM * 128, k_s(stage));
     wgmma_commit();
     issue_rs<T, kBlockN, D>(o, p, v_s(previous));
     wgmma_commit();
-    wgmma_wait<1>();  // S of tile t is ready; P V of tile t-1 still runs
+    wgmma_wait<1>();  // S of tile t is ready, so K of tile t is free; P V of tile t-1 still runs
     pin(s);
+    bar_arrive(&bar.k_empty[stage]);
     const float2 rescale = softmax_step<CAUSAL>(s, st, t * kBlockN, row0, seq, masked(t * kBlockN), args.scale_log2);
     wgmma_wait<0>();
     pin(o);
-    bar_arrive(&bar.empty[previous]);
+    bar_arrive(&bar.v_empty[previous]);
 #pragma unroll
     for (int j = 0; j < D / 8; ++j) {
       o[4 * j] *= rescale.x;
@@ -187,6 +209,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     }
     to_operand<T, kBlockN>(p, s);
   }
+  bar_wait(&bar.v_full[(tiles - 1) % kStages], phase(tiles - 1));
   wgmma_fence();
   issue_rs<T, kBlockN, D>(o, p, v_s((tiles - 1) % kStages));
   wgmma_commit();
@@ -209,6 +232,7 @@ template <typename T, int D, bool CAUSAL>
 bool try_launch_fwd(const FwdParams &p, cudaStream_t stream, cudaError_t *status) {
   static_assert(D == 64 || D == 128, "sm_90a instances exist for head dims 64 and 128");
   constexpr auto *kernel = fwd_kernel<T, D, CAUSAL>;
+  constexpr int kBlockM = Layout<D>::kBlockM, kThreads = Layout<D>::kThreads;
   const int heads_total = p.batch * p.heads;
   CUtensorMap tq, tk, tv;
   if (!usable_on_current_device<kernel, Layout<D>::kSmem, kThreads>() ||

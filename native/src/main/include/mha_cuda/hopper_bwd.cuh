@@ -49,6 +49,7 @@ struct Barriers {
 };
 
 struct KernelArgs {
+  const void *own_a, *own_b;  // the owned tensors, for consumers that read their rows into registers
   const float *lse, *delta;
   void *out_a, *out_b;  // dK and dV, or dQ and unused
   int seq;
@@ -94,18 +95,20 @@ struct Shared {
 };
 
 // The producer warpgroup: it gives its registers to the consumers, and its first warp loads the two
-// owned tiles once, then for each streamed tile t (rows r0(t)) its two tiles and, when
+// owned tiles once (when `load_own`: unless the consumers hold them in registers), then for each
+// streamed tile t (rows r0(t)) its two tiles and, when
 // `stage_rows`, the tile rows' lse (log2 units) and delta into the stage.
 template <int D, typename RowOf>
 __device__ __forceinline__ void produce(const Shared<D> &sm, const CUtensorMap *own_a, const CUtensorMap *own_b,
                                         const CUtensorMap *tile_a, const CUtensorMap *tile_b, int own0, int tiles,
-                                        RowOf row_of, int head, const KernelArgs &args, bool stage_rows) {
+                                        RowOf row_of, int head, const KernelArgs &args, bool stage_rows,
+                                        bool load_own) {
   producer_registers();
   if (threadIdx.x >= kWarpSize) {
     return;
   }
   const int lane = threadIdx.x % kWarpSize;
-  if (lane == 0) {
+  if (lane == 0 && load_own) {
     bar_expect(&sm.bar->own_full, 2 * Layout<D>::kOwnBytes);
     tma_load_tile<D>(sm.own_a, kOwnRows, own_a, &sm.bar->own_full, own0, head);
     tma_load_tile<D>(sm.own_b, kOwnRows, own_b, &sm.bar->own_full, own0, head);
@@ -149,16 +152,39 @@ struct Place {
   }
 };
 
-// Issues x = A1 B1^T and y = A2 B2^T over the head dims as one group, each A the consumer's 64
-// owned rows and each B a streamed tile.
-template <typename T, int D>
-__device__ __forceinline__ void issue_two_products(float (&x)[32], const unsigned char *a1, const unsigned char *b1,
-                                                   float (&y)[32], const unsigned char *a2,
-                                                   const unsigned char *b2) {
-  issue_ss<T, D, kTileRows>(x, a1, kOwnRows * 128, b1);
-  issue_ss<T, D, kTileRows>(y, a2, kOwnRows * 128, b2);
-  wgmma_commit();
-}
+// The first two products of a streamed tile, x = A1 B1^T and y = A2 B2^T over the head dims, each A
+// the consumer's 64 rows of an owned tensor and each B a tile, issued as one group. With
+// IN_REGISTERS the consumer holds its A rows in registers (read from global memory once), so that
+// the products read only B from shared memory: at 64 columns, operands from shared memory on both
+// sides alone take all of its bandwidth. Otherwise they come from the owned tiles.
+template <typename T, int D, bool IN_REGISTERS>
+struct FirstProducts {
+  uint32_t a1[IN_REGISTERS ? D / 16 : 1][4], a2[IN_REGISTERS ? D / 16 : 1][4];
+  const unsigned char *a1_rows, *a2_rows;
+
+  __device__ __forceinline__ FirstProducts(const Shared<D> &sm, const Place<D> &at, const KernelArgs &args,
+                                           int head)
+      : a1_rows(at.a_rows), a2_rows(at.b_rows) {
+    if constexpr (IN_REGISTERS) {
+      const size_t offset = static_cast<size_t>(head) * args.seq * D;
+      load_operand<T, D>(a1, static_cast<const T *>(args.own_a) + offset, at.row0, args.seq);
+      load_operand<T, D>(a2, static_cast<const T *>(args.own_b) + offset, at.row0, args.seq);
+    } else {
+      bar_wait(&sm.bar->own_full, 0);
+    }
+  }
+  __device__ __forceinline__ void issue(float (&x)[32], const unsigned char *b1, float (&y)[32],
+                                        const unsigned char *b2) const {
+    if constexpr (IN_REGISTERS) {
+      issue_rk<T, D, kTileRows>(x, a1, b1);
+      issue_rk<T, D, kTileRows>(y, a2, b2);
+    } else {
+      issue_ss<T, D, kTileRows>(x, a1_rows, kOwnRows * 128, b1);
+      issue_ss<T, D, kTileRows>(y, a2_rows, kOwnRows * 128, b2);
+    }
+    wgmma_commit();
+  }
+};
 
 template <typename T, int D, bool CAUSAL>
 __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
@@ -167,12 +193,14 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
                 const KernelArgs args) {
   extern __shared__ unsigned char raw[];
   const Shared<D> sm(raw);  // own_a: K, own_b: V; tile_a: Q, tile_b: dO
+  constexpr bool kOwnInRegisters = kOverlapDkdv<D>;  // room for K and V rows only beside the overlap's needs
   const int seq = args.seq, n0 = blockIdx.x * kOwnRows;  // the heaviest causal blocks (first keys) come first
   const int head = blockIdx.z * gridDim.y + blockIdx.y;
   const int q_begin = CAUSAL ? n0 / kTileRows * kTileRows : 0;
   const int tiles = (seq - q_begin + kTileRows - 1) / kTileRows;
   if (threadIdx.x < 128) {
-    produce<D>(sm, &tk, &tv, &tq, &tdo, n0, tiles, [&](int t) { return q_begin + t * kTileRows; }, head, args, true);
+    produce<D>(sm, &tk, &tv, &tq, &tdo, n0, tiles, [&](int t) { return q_begin + t * kTileRows; }, head, args, true,
+               !kOwnInRegisters);
     return;
   }
   const Place<D> at(sm, n0);  // rows are keys; a_rows: K, b_rows: V
@@ -181,7 +209,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   float dk[D / 2], dv[D / 2];
 #pragma unroll
   for (int i = 0; i < D / 2; ++i) dk[i] = dv[i] = 0.f;
-  bar_wait(&sm.bar->own_full, 0);
+  const FirstProducts<T, D, kOwnInRegisters> first(sm, at, args, head);  // S^T = K Q^T, dP^T = V dO^T
 
   // P^T and dS^T of tile t, in place of S^T and dP^T (rows are keys, columns the tile's queries).
   auto elementwise = [&](float (&st)[32], float (&dpt)[32], int t) {
@@ -194,8 +222,8 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
       for (int e = 0; e < 2; ++e) {
         const int col = 8 * j + 2 * (at.lane % 4) + e, query = q0 + col;
         // Past seq, lse is +inf and P^T is 0.
-        float p0 = exp2f(st[4 * j + e] * args.scale_log2 - lse[col]);
-        float p1 = exp2f(st[4 * j + 2 + e] * args.scale_log2 - lse[col]);
+        float p0 = fast_exp2(st[4 * j + e] * args.scale_log2 - lse[col]);
+        float p1 = fast_exp2(st[4 * j + 2 + e] * args.scale_log2 - lse[col]);
         if (mask && CAUSAL) {
           p0 = key0 <= query ? p0 : 0.f;
           p1 = key1 <= query ? p1 : 0.f;
@@ -216,7 +244,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
       uint32_t p_op[kTileRows / 16][4], ds_op[kTileRows / 16][4];
       wait_tile(t);
       wgmma_fence();
-      issue_two_products<T, D>(st, at.a_rows, sm.tile_a(stage), dpt, at.b_rows, sm.tile_b(stage));
+      first.issue(st, sm.tile_a(stage), dpt, sm.tile_b(stage));
       wgmma_wait<0>();
       pin(st);
       pin(dpt);
@@ -236,7 +264,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     uint32_t p_op[kTileRows / 16][4], ds_op[kTileRows / 16][4];  // P^T and dS^T of the tile before
     wait_tile(0);
     wgmma_fence();
-    issue_two_products<T, D>(st, at.a_rows, sm.tile_a(0), dpt, at.b_rows, sm.tile_b(0));
+    first.issue(st, sm.tile_a(0), dpt, sm.tile_b(0));
     wgmma_wait<0>();
     pin(st);
     pin(dpt);
@@ -247,7 +275,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
       const int stage = t % kStages, next = (t + 1) % kStages;
       wait_tile(t + 1);
       wgmma_fence();
-      issue_two_products<T, D>(st, at.a_rows, sm.tile_a(next), dpt, at.b_rows, sm.tile_b(next));
+      first.issue(st, sm.tile_a(next), dpt, sm.tile_b(next));
       issue_rs<T, kTileRows, D>(dv, p_op, sm.tile_b(stage));   // dV += P^T dO
       issue_rs<T, kTileRows, D>(dk, ds_op, sm.tile_a(stage));  // dK += dS^T Q
       wgmma_commit();
@@ -282,12 +310,14 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
               const KernelArgs args) {
   extern __shared__ unsigned char raw[];
   const Shared<D> sm(raw);  // own_a: Q, own_b: dO; tile_a: K, tile_b: V
+  constexpr bool kOwnInRegisters = true;
   const int seq = args.seq, m0 = query_block<CAUSAL>() * kOwnRows;
   const int head = blockIdx.z * gridDim.y + blockIdx.y;
   const int kv_end = CAUSAL ? min(seq, m0 + kOwnRows) : seq;
   const int tiles = (kv_end + kTileRows - 1) / kTileRows;
   if (threadIdx.x < 128) {
-    produce<D>(sm, &tq, &tdo, &tk, &tv, m0, tiles, [](int t) { return t * kTileRows; }, head, args, false);
+    produce<D>(sm, &tq, &tdo, &tk, &tv, m0, tiles, [](int t) { return t * kTileRows; }, head, args, false,
+               !kOwnInRegisters);
     return;
   }
   const Place<D> at(sm, m0);  // rows are queries; a_rows: Q, b_rows: dO
@@ -301,7 +331,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   float dq[D / 2];
 #pragma unroll
   for (int i = 0; i < D / 2; ++i) dq[i] = 0.f;
-  bar_wait(&sm.bar->own_full, 0);
+  const FirstProducts<T, D, kOwnInRegisters> first(sm, at, args, head);  // S = Q K^T, dP = dO V^T
 
   // dS of tile t in place of S (rows are queries, columns the tile's keys); dp is used up.
   auto elementwise = [&](float (&s)[32], float (&dp)[32], int t) {
@@ -312,8 +342,8 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         const int key = n0 + 8 * j + 2 * (at.lane % 4) + e;
-        float p0 = exp2f(s[4 * j + e] * args.scale_log2 - lse0);
-        float p1 = exp2f(s[4 * j + 2 + e] * args.scale_log2 - lse1);
+        float p0 = fast_exp2(s[4 * j + e] * args.scale_log2 - lse0);
+        float p1 = fast_exp2(s[4 * j + 2 + e] * args.scale_log2 - lse1);
         if (mask) {
           p0 = key < seq && (!CAUSAL || key <= row0) ? p0 : 0.f;
           p1 = key < seq && (!CAUSAL || key <= row1) ? p1 : 0.f;
@@ -329,7 +359,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   uint32_t ds_op[kTileRows / 16][4];  // dS of the tile before
   wait_tile(0);
   wgmma_fence();
-  issue_two_products<T, D>(s, at.a_rows, sm.tile_a(0), dp, at.b_rows, sm.tile_b(0));
+  first.issue(s, sm.tile_a(0), dp, sm.tile_b(0));
   wgmma_wait<0>();
   pin(s);
   pin(dp);
@@ -339,7 +369,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     const int stage = t % kStages, next = (t + 1) % kStages;
     wait_tile(t + 1);
     wgmma_fence();
-    issue_two_products<T, D>(s, at.a_rows, sm.tile_a(next), dp, at.b_rows, sm.tile_b(next));
+    first.issue(s, sm.tile_a(next), dp, sm.tile_b(next));
     issue_rs<T, kTileRows, D>(dq, ds_op, sm.tile_a(stage));  // dQ += dS K
     wgmma_commit();
     wgmma_wait<1>();  // S, dP of tile t+1 are ready; dQ of tile t still runs
@@ -385,7 +415,7 @@ bool try_pass(const BwdParams &p, const void *a, const void *b, const void *c, c
   }
   const dim3 grid((p.seq + kOwnRows - 1) / kOwnRows, p.heads, p.batch);
   KERNEL<<<grid, kThreads, Layout<D>::kSmem, stream>>>(
-      ta, tb, tc, td, KernelArgs{p.lse, p.delta, out_a, out_b, p.seq, p.scale, p.scale * kLog2e});
+      ta, tb, tc, td, KernelArgs{a, b, p.lse, p.delta, out_a, out_b, p.seq, p.scale, p.scale * kLog2e});
   *status = cudaGetLastError();
   return true;
 }

@@ -111,6 +111,14 @@ __device__ __forceinline__ uint64_t descriptor(const void *p, int lbo, int sbo) 
                : OUTS                                                                                          \
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db))
 
+// RK: c (+)= A B with A (four registers) from the thread and B K-major in shared memory.
+#define MHA_WGMMA_RK(N, TYPE, REGS, OUTS, A0, A1, A2, A3, B, P)                                              \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #P ", 0;\n"                                                \
+               "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " " REGS ", {%" #A0 ",%" #A1  \
+               ",%" #A2 ",%" #A3 "}, %" #B ", p, 1, 1, 0;\n}\n"                                              \
+               : OUTS                                                                                         \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(accumulate))
+
 template <typename T>
 __device__ __forceinline__ void mma_ss(float (&c)[64], uint64_t da, uint64_t db, int accumulate) {
   if constexpr (std::is_same<T, __half>::value) MHA_WGMMA_SS(128, "f16", MHA_REGS64, MHA_OUT64(c), 64, 65, 66);
@@ -130,6 +138,27 @@ template <typename T>
 __device__ __forceinline__ void mma_rs(float (&c)[32], const uint32_t (&a)[4], uint64_t db) {
   if constexpr (std::is_same<T, __half>::value) MHA_WGMMA_RS(64, "f16", MHA_REGS32, MHA_OUT32(c), 32, 33, 34, 35, 36);
   else MHA_WGMMA_RS(64, "bf16", MHA_REGS32, MHA_OUT32(c), 32, 33, 34, 35, 36);
+}
+
+template <typename T>
+__device__ __forceinline__ void mma_rk(float (&c)[64], const uint32_t (&a)[4], uint64_t db, int accumulate) {
+  if constexpr (std::is_same<T, __half>::value) MHA_WGMMA_RK(128, "f16", MHA_REGS64, MHA_OUT64(c), 64, 65, 66, 67, 68, 69);
+  else MHA_WGMMA_RK(128, "bf16", MHA_REGS64, MHA_OUT64(c), 64, 65, 66, 67, 68, 69);
+}
+template <typename T>
+__device__ __forceinline__ void mma_rk(float (&c)[32], const uint32_t (&a)[4], uint64_t db, int accumulate) {
+  if constexpr (std::is_same<T, __half>::value) MHA_WGMMA_RK(64, "f16", MHA_REGS32, MHA_OUT32(c), 32, 33, 34, 35, 36, 37);
+  else MHA_WGMMA_RK(64, "bf16", MHA_REGS32, MHA_OUT32(c), 32, 33, 34, 35, 36, 37);
+}
+
+// c = A B^T over KD columns, A in registers (KD/16 k-steps: the operand layout of to_operand) and B
+// a tile of N rows read along its columns (K-major, atoms N x 128 bytes apart).
+template <typename T, int KD, int N>
+__device__ __forceinline__ void issue_rk(float (&c)[N / 2], const uint32_t (&a)[KD / 16][4], const unsigned char *b) {
+#pragma unroll
+  for (int ks = 0; ks < KD / 16; ++ks) {
+    mma_rk<T>(c, a[ks], descriptor(b + (ks / 4) * N * 128 + (ks % 4) * 32, 16, 1024), ks > 0);
+  }
 }
 
 // c (+)= A B^T over KD columns: A is 64 rows of a tile whose atoms are `a_atom` bytes apart, B a tile
@@ -177,6 +206,31 @@ __device__ __forceinline__ void to_operand(uint32_t (&p)[N / 16][4], const float
     p[kk][2] = pack2<T>(c[8 * kk + 4], c[8 * kk + 5]);  // first row, columns 16kk + 8 + 2(lane%4), +1
     p[kk][3] = pack2<T>(c[8 * kk + 6], c[8 * kk + 7]);  // second row
   }
+}
+
+// Rows row0 and row0 + 8 (of a [rows][D] slice at `rows`) as the register A operand over the D
+// columns, read straight from global memory once: rows at or past `limit` are zeros.
+template <typename T, int D>
+__device__ __forceinline__ void load_operand(uint32_t (&a)[D / 16][4], const void *rows, int row0, int limit) {
+  const int lane = threadIdx.x % kWarpSize;
+  const uint32_t *pairs = static_cast<const uint32_t *>(rows);
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk) {
+    const int pair = 8 * kk + lane % 4;  // columns 16kk + 2(lane%4), +1; the next four pairs: +8
+    a[kk][0] = row0 < limit ? pairs[static_cast<size_t>(row0) * (D / 2) + pair] : 0u;
+    a[kk][1] = row0 + 8 < limit ? pairs[static_cast<size_t>(row0 + 8) * (D / 2) + pair] : 0u;
+    a[kk][2] = row0 < limit ? pairs[static_cast<size_t>(row0) * (D / 2) + pair + 4] : 0u;
+    a[kk][3] = row0 + 8 < limit ? pairs[static_cast<size_t>(row0 + 8) * (D / 2) + pair + 4] : 0u;
+  }
+}
+
+// 2^x on the special-function unit, subnormal results flushed to zero: exp2f without fast math
+// adds instructions around the same unit to keep subnormals, which here would be weights far below
+// what fp16/bf16 P or the fp32 row sums can register.
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
 }
 
 // Rows row0 and row0 + 8 of an accumulator of N columns into [rows][N] of T at `out`, times

@@ -4,14 +4,18 @@
 // 128 and three at 64 (where each consumer needs fewer registers, and a third keeps the tensor
 // cores busy while two work through their softmax, which at head dim 64 costs as much as the
 // products):
-//  - a producer warpgroup, one thread of which loads Q once and K and V tiles of 128 keys with
-//    cp.async.bulk.tensor (128-byte swizzle) into Layout<D>::kStages buffers each, handing every
+//  - a producer warpgroup, one thread of which loads K and V tiles of 128 keys (and at head dim 64
+//    Q once) with cp.async.bulk.tensor (128-byte swizzle) into Layout<D>::kStages buffers each, handing every
 //    buffer over on mbarriers (full: its bytes arrived; empty: every consumer is done with it); it
 //    gives most of its registers to the consumers (setmaxnreg). K and V have barriers of their own:
 //    K of tile t is free as soon as S of tile t is done, half an iteration before V of tile t-1,
 //    so the next K is on its way while the consumers still use V, rather than both loads waiting
 //    for the end of an iteration and the consumers then waiting for the loads;
-//  - the consumer warpgroups, 64 rows each, that overlap inside the warpgroup: S = Q K^T of tile t
+//  - the consumer warpgroups, 64 rows each; at head dim 128 they hold their Q rows in registers
+//    (read from global memory once), so that S = Q K^T reads only K from shared memory, whose
+//    bandwidth the products' operands and the TMA writes otherwise come close to using up (at 64,
+//    three consumers have no registers to spare for it). They overlap inside the warpgroup:
+//    S = Q K^T of tile t
 //    and O += P V of tile t-1 are issued together, and the softmax of tile t runs while the tensor
 //    cores finish P V. P goes to the second product from registers (the accumulator layout of
 //    wgmma is the mma.sync fragment layout, as in flash_fwd.cuh's kernel).
@@ -27,13 +31,14 @@ namespace mha::cuda::sm90 {
 
 constexpr int kBlockN = 128, kMaxStages = 4;
 
-// As many K/V stages as fit next to Q in the 227 KB a block may have (one block an SM either way:
-// the register file is full): 3 at head dim 128, 4 at 64.
+// As many K/V stages as fit (next to Q at head dim 64) in the 227 KB a block may have (one block an
+// SM either way: the register file is full): 3 at head dim 128, 4 at 64.
 template <int D>
 struct Layout {
   static constexpr int kConsumers = D == 64 ? 3 : 2, kBlockM = 64 * kConsumers;
   static constexpr int kThreads = 128 * (kConsumers + 1);
-  static constexpr int kQBytes = kBlockM * D * 2, kKvBytes = kBlockN * D * 2;
+  static constexpr bool kQInRegisters = D == 128;
+  static constexpr int kQBytes = kQInRegisters ? 0 : kBlockM * D * 2, kKvBytes = kBlockN * D * 2;
   static constexpr int kStages = D == 64 ? 4 : 3;
   static constexpr int kTileBytes = kQBytes + 2 * kStages * kKvBytes;
   static constexpr int kSmem = kTileBytes + 1024 + 256;  // tiles, alignment slack, barriers
@@ -79,16 +84,16 @@ __device__ __forceinline__ float2 softmax_step(float (&s)[64], RowState &st, int
   // In exp2 units; a row with nothing unmasked yet keeps a finite shift so exp2 gives 0, not NaN.
   const float shift0 = new0 == -INFINITY ? 0.f : new0 * scale_log2;
   const float shift1 = new1 == -INFINITY ? 0.f : new1 * scale_log2;
-  const float2 rescale = make_float2(exp2f(st.max0 * scale_log2 - shift0), exp2f(st.max1 * scale_log2 - shift1));
+  const float2 rescale = make_float2(fast_exp2(st.max0 * scale_log2 - shift0), fast_exp2(st.max1 * scale_log2 - shift1));
   st.max0 = new0;
   st.max1 = new1;
   float add0 = 0.f, add1 = 0.f;
 #pragma unroll
   for (int j = 0; j < 16; ++j) {
-    s[4 * j] = exp2f(fmaf(s[4 * j], scale_log2, -shift0));
-    s[4 * j + 1] = exp2f(fmaf(s[4 * j + 1], scale_log2, -shift0));
-    s[4 * j + 2] = exp2f(fmaf(s[4 * j + 2], scale_log2, -shift1));
-    s[4 * j + 3] = exp2f(fmaf(s[4 * j + 3], scale_log2, -shift1));
+    s[4 * j] = fast_exp2(fmaf(s[4 * j], scale_log2, -shift0));
+    s[4 * j + 1] = fast_exp2(fmaf(s[4 * j + 1], scale_log2, -shift0));
+    s[4 * j + 2] = fast_exp2(fmaf(s[4 * j + 2], scale_log2, -shift1));
+    s[4 * j + 3] = fast_exp2(fmaf(s[4 * j + 3], scale_log2, -shift1));
     add0 += s[4 * j] + s[4 * j + 1];
     add1 += s[4 * j + 2] + s[4 * j + 3];
   }
@@ -100,6 +105,7 @@ __device__ __forceinline__ float2 softmax_step(float (&s)[64], RowState &st, int
 #endif  // MHA_SM90_CODE
 
 struct KernelArgs {
+  const void *q;
   void *out;
   float *lse;  // may be null
   int seq;
@@ -115,7 +121,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(Layout<D>::kThreads)
   constexpr int kStages = L::kStages, kConsumers = L::kConsumers, kBlockM = L::kBlockM;
   extern __shared__ unsigned char raw[];
   unsigned char *base = reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
-  unsigned char *q_s = base;
+  unsigned char *q_s = base;  // when Q is not in registers
   auto k_s = [&](int stage) { return base + L::kQBytes + stage * 2 * L::kKvBytes; };
   auto v_s = [&](int stage) { return base + L::kQBytes + stage * 2 * L::kKvBytes + L::kKvBytes; };
   Barriers &bar = *reinterpret_cast<Barriers *>(base + L::kTileBytes);
@@ -145,8 +151,10 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(Layout<D>::kThreads)
   if (wg == 0) {  // the producer; rows past seq arrive as zeros
     producer_registers<kConsumers>();
     if (threadIdx.x == 0) {
-      bar_expect(&bar.q_full, L::kQBytes);
-      tma_load_tile<D>(q_s, kBlockM, &tq, &bar.q_full, m0, head);
+      if constexpr (!L::kQInRegisters) {
+        bar_expect(&bar.q_full, L::kQBytes);
+        tma_load_tile<D>(q_s, kBlockM, &tq, &bar.q_full, m0, head);
+      }
       for (int t = 0; t < tiles; ++t) {
         const int stage = t % kStages;
         if (t >= kStages) bar_wait(&bar.k_empty[stage], phase(t) ^ 1);
@@ -164,19 +172,32 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(Layout<D>::kThreads)
   const int consumer = wg - 1, warp = threadIdx.x % 128 / kWarpSize, lane = threadIdx.x % kWarpSize;
   const int first_row = m0 + consumer * 64;
   const int row0 = first_row + warp * 16 + lane / 4, row1 = row0 + 8;
-  const unsigned char *q_rows = q_s + consumer * 64 * 128;  // its rows inside each Q atom
   auto masked = [&](int n0) { return n0 + kBlockN > seq || (CAUSAL && n0 + kBlockN - 1 > first_row); };
 
+  const size_t rows_before = static_cast<size_t>(head) * seq;
   float o[D / 2], s[64];
   uint32_t p[8][4];
+  uint32_t q[L::kQInRegisters ? D / 16 : 1][4];
+  const unsigned char *q_rows = q_s + consumer * 64 * 128;  // its rows inside each Q atom
+  if constexpr (L::kQInRegisters) {
+    load_operand<T, D>(q, static_cast<const T *>(args.q) + rows_before * D, row0, seq);
+  } else {
+    bar_wait(&bar.q_full, 0);
+  }
+  auto issue_s = [&](int stage) {  // S = Q K^T
+    if constexpr (L::kQInRegisters) {
+      issue_rk<T, D, kBlockN>(s, q, k_s(stage));
+    } else {
+      issue_ss<T, D, kBlockN>(s, q_rows, kBlockM * 128, k_s(stage));
+    }
+  };
 #pragma unroll
   for (int i = 0; i < D / 2; ++i) o[i] = 0.f;
   RowState st;
 
-  bar_wait(&bar.q_full, 0);
   bar_wait(&bar.k_full[0], 0);
   wgmma_fence();
-  issue_ss<T, D, kBlockN>(s, q_rows, kBlockM * 128, k_s(0));
+  issue_s(0);
   wgmma_commit();
   wgmma_wait<0>();
   pin(s);
@@ -189,7 +210,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(Layout<D>::kThreads)
     bar_wait(&bar.k_full[stage], phase(t));
     bar_wait(&bar.v_full[previous], phase(t - 1));
     wgmma_fence();
-    issue_ss<T, D, kBlockN>(s, q_rows, kBlockM * 128, k_s(stage));
+    issue_s(stage);
     wgmma_commit();
     issue_rs<T, kBlockN, D>(o, p, v_s(previous));
     wgmma_commit();
@@ -217,7 +238,6 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(Layout<D>::kThreads)
   pin(o);
 
   const float sum0 = quad_sum(st.sum0), sum1 = quad_sum(st.sum1);
-  const size_t rows_before = static_cast<size_t>(head) * seq;
   store_accumulator<T, D>(args.out, o, rows_before, row0, seq, output_factor(sum0), output_factor(sum1));
   if (args.lse != nullptr && lane % 4 == 0) {
     if (row0 < seq) args.lse[rows_before + row0] = st.max0 * args.scale_log2 * kLn2 + logf(sum0);
@@ -234,16 +254,16 @@ bool try_launch_fwd(const FwdParams &p, cudaStream_t stream, cudaError_t *status
   constexpr auto *kernel = fwd_kernel<T, D, CAUSAL>;
   constexpr int kBlockM = Layout<D>::kBlockM, kThreads = Layout<D>::kThreads;
   const int heads_total = p.batch * p.heads;
-  CUtensorMap tq, tk, tv;
-  if (!usable_on_current_device<kernel, Layout<D>::kSmem, kThreads>() ||
-      !tensor_map<T, D>(&tq, p.q, heads_total, p.seq, kBlockM) ||
+  CUtensorMap tq{}, tk, tv;
+  if (!usable_on_current_device<kernel, Layout<D>::kSmem, kThreads>() || reinterpret_cast<uintptr_t>(p.q) % 4 != 0 ||
+      (!Layout<D>::kQInRegisters && !tensor_map<T, D>(&tq, p.q, heads_total, p.seq, kBlockM)) ||
       !tensor_map<T, D>(&tk, p.k, heads_total, p.seq, kBlockN) ||
       !tensor_map<T, D>(&tv, p.v, heads_total, p.seq, kBlockN)) {
     return false;
   }
   const dim3 grid((p.seq + kBlockM - 1) / kBlockM, p.heads, p.batch);
   fwd_kernel<T, D, CAUSAL><<<grid, kThreads, Layout<D>::kSmem, stream>>>(
-      tq, tk, tv, KernelArgs{p.out, p.lse, p.seq, p.scale * kLog2e});
+      tq, tk, tv, KernelArgs{p.q, p.out, p.lse, p.seq, p.scale * kLog2e});
   *status = cudaGetLastError();
   return true;
 }

@@ -59,13 +59,13 @@ public final class ArchiveBuilder {
   static final String AR_FLAGS = "qcSD";
   /** Batches record members by path (GNU ar 2.38+, llvm-ar); the combine copies the bytes once. */
   static final String THIN = "--thin";
-  private static final String BATCH_KEY_FORMAT = "kernel-archive batch key 3";
+  private static final String BATCH_KEY_FORMAT = "kernel-archive batch key 4";
 
   /**
    * An object to archive under {@code name}.
    *
-   * @param inputKey what it was made from (its compile key); {@code null}: a prebuilt object, keyed
-   *     by its content
+   * @param inputKey what it was made from (its compile key and the headers that compile read): equal
+   *     keys mean an identical object; {@code null}: a prebuilt object, keyed by its content
    */
   public record Input(String name, Path object, String inputKey) {
     /** A prebuilt object, keyed by its content. */

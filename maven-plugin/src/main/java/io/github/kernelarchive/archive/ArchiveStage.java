@@ -192,7 +192,8 @@ public final class ArchiveStage {
   public Outcome build(ArchiveRequest request, Map<Path, List<Dependency>> dependencies)
       throws IOException, ToolchainException, BuildFailureException, InterruptedException {
     List<ArchiveBuilder.Input> inputs = request.members().stream()
-        .map(member -> new ArchiveBuilder.Input(member.name(), member.object(), member.inputKey())).toList();
+        .map(member -> new ArchiveBuilder.Input(member.name(), member.object(), batchInputKey(member, dependencies)))
+        .toList();
     Path target = archiveFile(request.name());
     ArchiveBuilder.Result built;
     String digest;
@@ -220,6 +221,23 @@ public final class ArchiveStage {
     return new Outcome(request.name(), target, digest, Status.BUILT, built.members().size(),
         built.batches(), built.batchesRun(),
         built.members().stream().map(m -> new MemberSymbols(m.name(), m.strongDefinitions())).toList());
+  }
+
+  /**
+   * What a member's batch is keyed by: a compiled object's compile key together with the headers it
+   * was compiled against, since the compile key covers the source alone and a header edit rewrites
+   * the object (a batch kept across it would list the old object's size); {@code null} for a
+   * prebuilt object, which its batch keys by content.
+   */
+  private String batchInputKey(ArchiveRequest.Member member, Map<Path, List<Dependency>> dependencies) {
+    if (member.keyedByContent()) {
+      return null;
+    }
+    List<String> parts = new ArrayList<>(List.of(member.inputKey()));
+    for (Dependency dependency : dependencies.getOrDefault(member.object(), List.of())) {
+      parts.add(headerPaths.portable(dependency.path()) + "=" + dependency.hash());
+    }
+    return Hashing.ofStrings(parts);
   }
 
   /**

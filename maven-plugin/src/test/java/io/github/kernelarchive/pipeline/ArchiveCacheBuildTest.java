@@ -154,6 +154,30 @@ class ArchiveCacheBuildTest {
   }
 
   @Test
+  void aHeaderEditThatResizesObjectsRerunsTheirBatches() throws Exception {
+    Path project = dir.resolve("p");
+    Projects.generate(project, 8);
+    assertEquals(3, build(project, null, 3).batchesRun());
+    // k1 and k5 include group1.h; a kilobyte of initialised data makes their objects larger, and
+    // their batches' member tables (kept from the build before) list the old sizes.
+    Files.writeString(project.resolve("include/group1.h"),
+        "#define GROUP 1\nstatic int padding[256] __attribute__((used)) = {1};\n");
+    BuildSummary edited = build(project, null, 3);
+    assertEquals(2, edited.compiled());
+    assertEquals(1, edited.archivesBuilt(), log.text());
+    assertEquals(1, edited.batchesRun(), "only the batch holding k1 and k5");
+    ArReader.Contents archive = ArReader.read(project.resolve("target/kernel/libk.a"));
+    for (String source : List.of("k1.c", "k5.c")) {
+      long size;
+      try (Stream<Path> walk = Files.walk(project.resolve("target/kernel/obj"))) {
+        size = Files.size(walk.filter(p -> p.getFileName().toString().equals(source + ".o")).findFirst().orElseThrow());
+      }
+      assertTrue(archive.members().stream().anyMatch(m -> m.name().equals(source + ".o") && m.size() == size),
+          source + " at its new size");
+    }
+  }
+
+  @Test
   void withoutCacheAndNothingChangedTheArchiveIsUpToDate() throws Exception {
     Path project = dir.resolve("p");
     Projects.generate(project, 8);

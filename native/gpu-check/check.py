@@ -12,6 +12,9 @@ GPU) and loaded here with ctypes. Modes:
   check.py timing DIST          forward and backward against torch SDPA: batch 4, 16 heads, head
                                 dim 128 and 64, seq 1k/4k/8k/16k, fp16/bf16
   check.py quick DIST           correctness on one small shape (to run under compute-sanitizer)
+  check.py repeat DIST          the backward twice on the same inputs (fp16 and bf16, 2x8x2048, head
+                                dim 64 and 128, causal and not): which gradients came out the same
+                                bits; with MHA_DETERMINISTIC=1 all must
   check.py profile DIST         one forward and backward, fp16, b=4 h=16 s=4096 d=128, full then
                                 causal: the launches to look at with ncu
   check.py all DIST             the three, writing results.json and report.md to $OUT (or .)
@@ -65,6 +68,10 @@ class Mha:
         self.lib.mha_status_string.restype = ctypes.c_char_p
         self.lib.mha_last_cuda_error.restype = ctypes.c_char_p
         self.lib.mha_version.restype = ctypes.c_char_p
+
+    def workspace(self, b, h, s):
+        """The backward's device workspace, NaN-filled: a kernel must not read what none wrote."""
+        return torch.full((self.lib.mha_bwd_workspace_size(b, h, s) // 4,), float("nan"), device="cuda")
 
     def variant(self):
         return self.lib.mha_kernel_variant()
@@ -145,7 +152,7 @@ def correctness(dist, shapes=((2, 3, 67), (1, 4, 256), (2, 2, 1000))):
                     out, lse = poisoned(q), poisoned(q[..., 0], torch.float32)
                     mha.fwd(q, k, v, causal, scale, out, lse)
                     dq, dk, dv = poisoned(q), poisoned(q), poisoned(q)
-                    workspace = poisoned(lse)
+                    workspace = mha.workspace(b, h, s)
                     mha.bwd(q, k, v, out, dout, lse, causal, scale, dq, dk, dv, workspace)
                     torch.cuda.synchronize()
                     ref = reference(q, k, v, dout, causal, scale)
@@ -241,7 +248,7 @@ def timing(dist):
                 q, k, v, dout = (torch.randn(b, h, s, d, device="cuda", dtype=dtype) for _ in range(4))
                 out, lse = torch.empty_like(q), torch.empty(b, h, s, device="cuda")
                 dq, dk, dv = torch.empty_like(q), torch.empty_like(q), torch.empty_like(q)
-                ws = torch.empty(b, h, s, device="cuda")
+                ws = mha.workspace(b, h, s)
                 iters = 10 if s == 1024 else 3
                 ours_fwd = cuda_time_ms(lambda: mha.fwd(q, k, v, causal, scale, out, lse), 1, iters)
                 ours_bwd = cuda_time_ms(lambda: mha.bwd(q, k, v, out, dout, lse, causal, scale, dq, dk, dv, ws), 1, iters)
@@ -269,11 +276,41 @@ def profile(dist):
     b, h, s, d = 4, 16, 4096, 128
     q, k, v, dout = (torch.randn(b, h, s, d, device="cuda", dtype=torch.float16) for _ in range(4))
     out, lse = torch.empty_like(q), torch.empty(b, h, s, device="cuda")
-    dq, dk, dv, ws = torch.empty_like(q), torch.empty_like(q), torch.empty_like(q), torch.empty(b, h, s, device="cuda")
+    dq, dk, dv, ws = torch.empty_like(q), torch.empty_like(q), torch.empty_like(q), mha.workspace(b, h, s)
     for causal in (False, True):
         mha.fwd(q, k, v, causal, d ** -0.5, out, lse)
         mha.bwd(q, k, v, out, dout, lse, causal, d ** -0.5, dq, dk, dv, ws)
     torch.cuda.synchronize()
+
+
+def repeat(dist):
+    """Runs each backward twice on the same inputs and compares the bits of dq, dk and dv."""
+    mha = Mha(os.path.join(dist, "release", "libmha.so"))
+    deterministic = os.environ.get("MHA_DETERMINISTIC", "0") not in ("", "0")
+    b, h, s = 2, 8, 2048
+    rows, failures = [], 0
+    for dim in (64, 128):
+        for name in ("f16", "bf16"):
+            for causal in (False, True):
+                dtype = DTYPES[name][1]
+                q, k, v, dout = (torch.randn(b, h, s, dim, device="cuda", dtype=dtype) for _ in range(4))
+                out, lse = torch.empty_like(q), torch.empty(b, h, s, device="cuda")
+                mha.fwd(q, k, v, causal, dim ** -0.5, out, lse)
+                runs = []
+                for _ in range(2):
+                    grads = [poisoned(q) for _ in range(3)]
+                    mha.bwd(q, k, v, out, dout, lse, causal, dim ** -0.5, *grads, mha.workspace(b, h, s))
+                    runs.append(grads)
+                torch.cuda.synchronize()
+                same = {g: bool(torch.equal(a.view(torch.int16), c.view(torch.int16)))
+                        for g, a, c in zip(("dq", "dk", "dv"), *runs)}
+                ok = all(same.values()) if deterministic else same["dk"] and same["dv"]
+                failures += 0 if ok else 1
+                rows.append({"dim": dim, "dtype": name, "causal": causal, "same_bits": same, "pass": ok})
+                print("%s repeat %-4s d=%d causal=%d  same bits: %s" % (
+                    "PASS" if ok else "FAIL", name, dim, causal, " ".join("%s %s" % kv for kv in same.items())),
+                    flush=True)
+    return rows, failures
 
 
 def device_info():
@@ -296,6 +333,9 @@ def main():
         failures += f
     if mode == "quick":  # one small shape per instance, for compute-sanitizer
         report["correctness"], f = correctness(dist, shapes=((1, 2, 67),))
+        failures += f
+    if mode == "repeat":
+        report["repeat"], f = repeat(dist)
         failures += f
     if mode in ("two-copies", "all"):
         report["two_copies"], f = two_copies(dist)

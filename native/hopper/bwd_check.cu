@@ -1,6 +1,6 @@
 // Checks and times libmha's backward for fp16 and bf16 on its own, without building the library:
-// the same launch_bwd the library runs (the delta kernel, then the dK/dV and dQ passes, on sm_90a
-// kernels where the device takes them), after the library's forward for out and lse. Gradients are
+// the same launch_bwd the library runs (the delta kernel, then the fused sm_90a pass, or with
+// MHA_DETERMINISTIC=1 the dK/dV and dQ passes), after the library's forward for out and lse. Gradients are
 // compared with float64 on the CPU (also at a seq that is not a multiple of the tiles), then timed
 // at B=4, H=16 with the forward's operation count times 2.5.
 // Build: nvcc -gencode=arch=compute_90a,code=sm_90a -O3 -std=c++17 -I../src/main/include \
@@ -13,7 +13,7 @@
 
 struct Tensors {
   void *q, *k, *v, *o, *dout, *dq, *dk, *dv;
-  float *lse, *delta;
+  float *lse, *delta, *dq_accum;
 };
 
 template <typename T, int D, bool CAUSAL>
@@ -23,7 +23,8 @@ static void run_bwd(const Tensors &t, int b, int h, int seq, bool forward_too) {
     CHECK(static_cast<cudaError_t>(
         mha::cuda::launch_fwd<T, D, CAUSAL>(mha::cuda::FwdParams{t.q, t.k, t.v, t.o, t.lse, b, h, seq, scale}, nullptr)));
   }
-  const mha::cuda::BwdParams p{t.q, t.k, t.v, t.o, t.dout, t.lse, t.dq, t.dk, t.dv, t.delta, b, h, seq, scale};
+  const mha::cuda::BwdParams p{t.q,     t.k, t.v, t.o, t.dout, t.lse, t.dq, t.dk, t.dv,
+                               t.delta, b,   h,   seq, scale, t.dq_accum};
   CHECK(static_cast<cudaError_t>(mha::cuda::launch_bwd<T, D, CAUSAL>(p, nullptr)));
 }
 
@@ -33,6 +34,7 @@ static Tensors allocate(size_t n, size_t rows) {
   for (void **x : {&t.q, &t.k, &t.v, &t.o, &t.dout, &t.dq, &t.dk, &t.dv}) CHECK(cudaMalloc(x, n * sizeof(T)));
   CHECK(cudaMalloc(&t.lse, rows * sizeof(float)));
   CHECK(cudaMalloc(&t.delta, rows * sizeof(float)));
+  CHECK(cudaMalloc(&t.dq_accum, n * sizeof(float)));
   return t;
 }
 
@@ -40,6 +42,7 @@ static void release(Tensors &t) {
   for (void *x : {t.q, t.k, t.v, t.o, t.dout, t.dq, t.dk, t.dv}) cudaFree(x);
   cudaFree(t.lse);
   cudaFree(t.delta);
+  cudaFree(t.dq_accum);
 }
 
 // Relative L2 errors of dq, dk, dv against float64 at B=1, H=2; gradients poisoned with NaN first.

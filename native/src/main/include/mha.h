@@ -3,7 +3,8 @@
  *
  * Tensors are contiguous [batch, heads, seq_len, head_dim] (the layout of PyTorch's
  * scaled_dot_product_attention). Element type: mha_dtype; the log-sum-exp rows and the backward
- * workspace are float32 [batch, heads, seq_len]. Only mha_* symbols are exported.
+ * backward workspace are float32 (the workspace: mha_bwd_workspace_size() bytes, scratch the
+ * backward owns during the call). Only mha_* symbols are exported.
  *
  *   out = softmax(q k^T * scale [+ causal mask]) v,  lse = log(sum(exp(q k^T * scale)))
  *
@@ -56,7 +57,8 @@ typedef struct {
   const void *q, *k, *v, *out, *dout;
   const float *lse; /* from mha_fwd */
   void *dq, *dk, *dv;
-  float *workspace; /* MHA_CUDA: mha_bwd_workspace_size() bytes on the device; CPU: NULL is fine */
+  float *workspace; /* MHA_CUDA: mha_bwd_workspace_size() bytes on the device, 16-byte aligned;
+                       CPU: NULL is fine */
 } mha_bwd_args;
 
 /* Library version as "major.minor.patch". */
@@ -70,6 +72,10 @@ MHA_API int mha_cuda_available(void);
 
 MHA_API int mha_fwd(mha_backend backend, const mha_fwd_args *args, void *stream);
 MHA_API int mha_bwd(mha_backend backend, const mha_bwd_args *args, void *stream);
+/* Bytes of device workspace mha_bwd needs for these sizes (any head_dim): a float32 row sum per
+ * query row, and on an H100/H200 float32 dQ that every key block adds to (the fused backward; the
+ * order of those additions varies, so dQ can differ in its last bits from run to run: set the
+ * environment variable MHA_DETERMINISTIC=1 for two passes that give the same bits every run). */
 MHA_API size_t mha_bwd_workspace_size(int batch, int heads, int seq_len);
 
 /* A fixed description of a status code. */

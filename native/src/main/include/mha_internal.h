@@ -65,6 +65,7 @@ struct BwdParams {
   float *delta;  // workspace: rowsum(dout * out)
   int batch, heads, seq;
   float scale;
+  float *dq_accum = nullptr;  // workspace after delta: float32 dQ for the fused sm_90a pass
 };
 
 // Every kernel instance: dtype x head dim x causal. Each direction's instances live in one .cu

@@ -90,7 +90,13 @@ BwdLauncher bwd_launcher(mha_dtype dtype, int dim, bool causal) {
 
 bool cuda_compiled() { return &cuda::error_string != nullptr; }
 
-bool cuda_dim_supported(int dim) { return dim == 64 || dim == 128; }
+constexpr size_t kMaxCudaHeadDim = 128;
+
+bool cuda_dim_supported(int dim) { return dim == 64 || dim == kMaxCudaHeadDim; }
+
+// The backward workspace: delta (a float per row), then from a 16-byte boundary float32 dQ for the
+// fused sm_90a backward (rows x head_dim, at most rows x kMaxCudaHeadDim).
+size_t dq_accum_offset(size_t rows) { return (rows + 3) / 4 * 4; }
 
 int cuda_status(int error) {
   if (error == 0) return MHA_OK;
@@ -133,8 +139,10 @@ int run_bwd(mha_backend backend, const mha_bwd_args &a, void *stream) {
     if (!cuda_compiled()) return MHA_ERR_NO_CUDA;
     if (!cuda_dim_supported(a.head_dim)) return MHA_ERR_UNSUPPORTED;
     if (!a.workspace) return MHA_ERR_ARGUMENT;
-    const cuda::BwdParams params{a.q,  a.k,  a.v,         a.out,   a.dout,  a.lse,    a.dq,
-                                 a.dk, a.dv, a.workspace, a.batch, a.heads, a.seq_len, a.scale};
+    const size_t rows = static_cast<size_t>(a.batch) * a.heads * a.seq_len;
+    const cuda::BwdParams params{a.q,         a.k,     a.v,     a.out,     a.dout,  a.lse,
+                                 a.dq,        a.dk,    a.dv,    a.workspace, a.batch, a.heads,
+                                 a.seq_len,   a.scale, a.workspace + dq_accum_offset(rows)};
     return cuda_status(bwd_launcher(a.dtype, a.head_dim, a.causal != 0)(params, stream));
   }
   const mha::Shape s = shape_of(a.batch, a.heads, a.seq_len, a.head_dim, a.scale, a.causal);
@@ -184,7 +192,8 @@ int mha_bwd(mha_backend backend, const mha_bwd_args *args, void *stream) {
 
 size_t mha_bwd_workspace_size(int batch, int heads, int seq_len) {
   if (!valid_shape(batch, heads, seq_len, 1)) return 0;
-  return sizeof(float) * static_cast<size_t>(batch) * heads * seq_len;
+  const size_t rows = static_cast<size_t>(batch) * heads * seq_len;
+  return sizeof(float) * (dq_accum_offset(rows) + rows * kMaxCudaHeadDim);
 }
 
 const char *mha_status_string(int status) {

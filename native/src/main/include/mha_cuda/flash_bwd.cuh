@@ -497,7 +497,9 @@ int launch_bwd(const BwdParams &p, void *stream_handle) {
       status = launch_tiled(bwd_dq_kernel<T, D, CAUSAL>, p, BwdTiles::kRows, BwdTiles::kThreads,
                             dq_shared_bytes<D>(), stream);
     }
-  } else {  // on an H100/H200 each pass runs its sm_90a kernel (hopper_bwd.cuh) when it can
+  } else if (sm90::bwd::try_launch_fused<T, D, CAUSAL>(p, stream, &status)) {
+    // on an H100/H200: dK, dV and dQ in one sm_90a pass (hopper_bwd.cuh)
+  } else {  // else each pass runs its sm_90a kernel when it can (MHA_DETERMINISTIC), or the mma.sync one
     if (!sm90::bwd::try_launch_dkdv<T, D, CAUSAL>(p, stream, &status)) {
       status = launch_tiled(bwd_dkdv_mma_kernel<T, D, CAUSAL>, p, MmaBwdTiles::kKeys, MmaBwdTiles::kThreads,
                             mma_dkdv_shared_bytes<D>(), stream);

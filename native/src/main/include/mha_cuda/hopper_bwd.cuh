@@ -1,20 +1,23 @@
-// The backward on Hopper (sm_90a), fp16 and bf16, head dim 64 and 128: the two deterministic passes
-// of flash_bwd.cuh (every output written by exactly one block, no atomics), each on wgmma with
-// operands that the TMA unit loads, a producer warp and two consumer warpgroups (hopper_fwd.cuh
-// has the scheme; hopper_common.cuh the layouts and helpers). delta = rowsum(dO * O) comes from
-// flash_bwd.cuh's first kernel.
-//  - dK, dV: a block owns 128 keys (64 per consumer) with their K and V rows in shared memory and
-//    walks the queries in tiles of 64: S^T = K Q^T and dP^T = V dO^T from shared memory, then
-//    P^T = exp(S^T - lse) and dS^T = P^T (dP^T - delta) in registers, where they are the A
-//    operands of dV += P^T dO and dK += dS^T Q (Q and dO read N-major). The producer stages each
-//    query tile's lse and delta next to its Q and dO.
-//  - dQ: a block owns 128 queries (64 per consumer) with Q and dO in shared memory and walks the
-//    keys in tiles of 64: S = Q K^T and dP = dO V^T, dS = P (dP - delta), dQ += dS K (K N-major).
-// Both passes overlap inside a consumer warpgroup: the first two products of tile t+1 are issued
-// ahead of the last ones of tile t, and the element-wise work of t+1 (P, dS) runs while the tensor
-// cores finish tile t.
+// The backward on Hopper (sm_90a), fp16 and bf16, head dim 64 and 128, on wgmma with operands that
+// the TMA unit loads, a producer warp and two consumer warpgroups (hopper_fwd.cuh has the scheme;
+// hopper_common.cuh the layouts and helpers). delta = rowsum(dO * O) comes from flash_bwd.cuh's
+// first kernel. A block owns 128 keys (64 per consumer) with their K and V rows in shared memory
+// and walks the queries in tiles of 64: S^T = K Q^T and dP^T = V dO^T, then P^T = exp(S^T - lse)
+// and dS^T = P^T (dP^T - delta) in registers, where they are the A operands of dV += P^T dO and
+// dK += dS^T Q (Q and dO read N-major). The producer stages each query tile's lse and delta next to
+// its Q and dO. dQ comes one of two ways:
+//  - fused (the default): in the same walk, dQ_tile = dS K from a shared dS^T buffer, added in
+//    float32 to a dQ accumulator in the workspace by the TMA unit, then converted (five products a
+//    tile pair; the additions land in no fixed order);
+//  - with MHA_DETERMINISTIC=1, the deterministic passes of flash_bwd.cuh (every output written by
+//    exactly one block, no atomics): the walk above for dK and dV only, then a dQ pass in which a
+//    block owns 128 queries and walks the keys in tiles of 64: S = Q K^T and dP = dO V^T,
+//    dS = P (dP - delta), dQ += dS K (K N-major). These overlap inside a consumer warpgroup: the
+//    first two products of tile t+1 are issued ahead of the last ones of tile t, and the
+//    element-wise work of t+1 runs while the tensor cores finish tile t (the dK/dV pass at head
+//    dim 64 only).
 // Chosen at run time exactly like the forward (compute capability 9.0, sm_90a code present,
-// MHA_DISABLE_SM90 unset); each pass falls back to flash_bwd.cuh's on its own.
+// MHA_DISABLE_SM90 unset); what does not apply falls back to flash_bwd.cuh's mma.sync kernels.
 #ifndef MHA_CUDA_HOPPER_BWD_CUH
 #define MHA_CUDA_HOPPER_BWD_CUH
 
@@ -22,7 +25,7 @@
 
 namespace mha::cuda::sm90::bwd {
 
-constexpr int kConsumers = 2, kThreads = 128 * (kConsumers + 1), kStages = 4;
+constexpr int kConsumers = 2, kThreads = 128 * (kConsumers + 1), kMaxStages = 4;
 constexpr int kOwnRows = 64 * kConsumers;  // keys (dK/dV pass) or queries (dQ pass) of a block
 constexpr int kTileRows = 64;              // queries (dK/dV pass) or keys (dQ pass) of a streamed tile
 
@@ -33,34 +36,46 @@ constexpr int kTileRows = 64;              // queries (dK/dV pass) or keys (dQ p
 template <int D>
 constexpr bool kOverlapDkdv = D == 64;
 
-// Four stages: a stage is held from the first products of its tile until the last ones finish,
-// which with the overlap spans two iterations, and the loads need one more iteration ahead.
-template <int D>
+// Four stages for the two passes: a stage is held from the first products of its tile until the
+// last ones finish, which with the overlap spans two iterations, and the loads need one more
+// iteration ahead. The fused pass (FUSED) also keeps two buffers of dS^T for the dQ product and two
+// float32 dQ buffers a consumer for the TMA unit to add from; at head dim 128 two stages leave room
+// for them.
+template <int D, bool FUSED = false>
 struct Layout {
   static constexpr int kOwnBytes = kOwnRows * D * 2, kTileBytes = kTileRows * D * 2;
   static constexpr int kStageBytes = 2 * kTileBytes + 2 * kTileRows * 4;  // two tiles, then lse and delta
-  static constexpr int kTilesEnd = 2 * kOwnBytes + kStages * kStageBytes;
+  static constexpr int kStages = FUSED && D == 128 ? 2 : 4;
+  static constexpr int kDsBytes = kOwnRows * kTileRows * 2;  // dS^T of one tile: keys x queries
+  static constexpr int kDqBytes = kTileRows * D / 2 * 4;     // a consumer's half of dQ_tile, float32
+  // The dS^T and dQ buffers start on a 1024-byte boundary, where the 128-byte swizzle pattern starts.
+  static constexpr int kDsOffset = (2 * kOwnBytes + kStages * kStageBytes + 1023) / 1024 * 1024;
+  static constexpr int kDqOffset = kDsOffset + 2 * kDsBytes;
+  static constexpr int kTilesEnd =
+      FUSED ? kDqOffset + 2 * kConsumers * kDqBytes : 2 * kOwnBytes + kStages * kStageBytes;
   static constexpr int kSmem = kTilesEnd + 1024 + 128;  // alignment slack, barriers
   static_assert(kSmem <= 227 * 1024, "the stages must fit in shared memory");
 };
 
 struct Barriers {
-  uint64_t own_full, full[kStages], empty[kStages];
+  uint64_t own_full, full[kMaxStages], empty[kMaxStages];
 };
 
 struct KernelArgs {
   const void *own_a, *own_b;  // the owned tensors, for consumers that read their rows into registers
   const float *lse, *delta;
   void *out_a, *out_b;  // dK and dV, or dQ and unused
+  float *dq_accum;      // the fused pass: float32 dQ, added to from every key block
   int seq;
   float scale, scale_log2;
 };
 
 #if defined(MHA_SM90_CODE)
-// Block-level setup shared by both passes: shared memory carved into the two owned tiles and the
-// stages, barriers initialised.
-template <int D>
+// Block-level setup shared by the passes: shared memory carved into the two owned tiles, the
+// stages (and the dS^T buffers of the fused pass), barriers initialised.
+template <int D, bool FUSED = false>
 struct Shared {
+  using L = Layout<D, FUSED>;
   unsigned char *own_a, *own_b;
   unsigned char *stage_base;
   Barriers *bar;
@@ -69,12 +84,12 @@ struct Shared {
     unsigned char *base =
         reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
     own_a = base;
-    own_b = base + Layout<D>::kOwnBytes;
-    stage_base = base + 2 * Layout<D>::kOwnBytes;
-    bar = reinterpret_cast<Barriers *>(base + Layout<D>::kTilesEnd);
+    own_b = base + L::kOwnBytes;
+    stage_base = base + 2 * L::kOwnBytes;
+    bar = reinterpret_cast<Barriers *>(base + L::kTilesEnd);
     if (threadIdx.x == 0) {
       bar_init(&bar->own_full, 1);
-      for (int s = 0; s < kStages; ++s) {
+      for (int s = 0; s < L::kStages; ++s) {
         bar_init(&bar->full[s], 1);
         bar_init(&bar->empty[s], kConsumers * 128);
       }
@@ -83,23 +98,27 @@ struct Shared {
     __syncthreads();
   }
   __device__ __forceinline__ unsigned char *tile_a(int stage) const {
-    return stage_base + stage * Layout<D>::kStageBytes;
+    return stage_base + stage * L::kStageBytes;
   }
-  __device__ __forceinline__ unsigned char *tile_b(int stage) const {
-    return tile_a(stage) + Layout<D>::kTileBytes;
-  }
+  __device__ __forceinline__ unsigned char *tile_b(int stage) const { return tile_a(stage) + L::kTileBytes; }
   __device__ __forceinline__ float *lse(int stage) const {
-    return reinterpret_cast<float *>(tile_a(stage) + 2 * Layout<D>::kTileBytes);
+    return reinterpret_cast<float *>(tile_a(stage) + 2 * L::kTileBytes);
   }
   __device__ __forceinline__ float *delta(int stage) const { return lse(stage) + kTileRows; }
+  // The fused pass's dS^T buffer i (of two): kOwnRows keys x kTileRows queries, one swizzled atom.
+  __device__ __forceinline__ unsigned char *ds(int i) const { return own_a + L::kDsOffset + i * L::kDsBytes; }
+  // The fused pass's float32 dQ buffer i (of two) of consumer c: boxes of 64 rows x 32 columns, 8 KB each.
+  __device__ __forceinline__ unsigned char *dq(int i, int c) const {
+    return own_a + L::kDqOffset + (i * kConsumers + c) * L::kDqBytes;
+  }
 };
 
 // The producer warpgroup: it gives its registers to the consumers, and its first warp loads the two
 // owned tiles once (when `load_own`: unless the consumers hold them in registers), then for each
 // streamed tile t (rows r0(t)) its two tiles and, when
 // `stage_rows`, the tile rows' lse (log2 units) and delta into the stage.
-template <int D, typename RowOf>
-__device__ __forceinline__ void produce(const Shared<D> &sm, const CUtensorMap *own_a, const CUtensorMap *own_b,
+template <int D, bool FUSED, typename RowOf>
+__device__ __forceinline__ void produce(const Shared<D, FUSED> &sm, const CUtensorMap *own_a, const CUtensorMap *own_b,
                                         const CUtensorMap *tile_a, const CUtensorMap *tile_b, int own0, int tiles,
                                         RowOf row_of, int head, const KernelArgs &args, bool stage_rows,
                                         bool load_own) {
@@ -109,11 +128,12 @@ __device__ __forceinline__ void produce(const Shared<D> &sm, const CUtensorMap *
   }
   const int lane = threadIdx.x % kWarpSize;
   if (lane == 0 && load_own) {
-    bar_expect(&sm.bar->own_full, 2 * Layout<D>::kOwnBytes);
+    bar_expect(&sm.bar->own_full, 2 * Layout<D, FUSED>::kOwnBytes);
     tma_load_tile<D>(sm.own_a, kOwnRows, own_a, &sm.bar->own_full, own0, head);
     tma_load_tile<D>(sm.own_b, kOwnRows, own_b, &sm.bar->own_full, own0, head);
   }
   const size_t rows_before = static_cast<size_t>(head) * args.seq;
+  constexpr int kStages = Layout<D, FUSED>::kStages;
   for (int t = 0; t < tiles; ++t) {
     const int stage = t % kStages, r0 = row_of(t);
     if (t >= kStages) bar_wait(&sm.bar->empty[stage], ((t / kStages) & 1) ^ 1);
@@ -126,7 +146,7 @@ __device__ __forceinline__ void produce(const Shared<D> &sm, const CUtensorMap *
       __syncwarp();
     }
     if (lane == 0) {  // its arrival releases the staged values with the tiles
-      bar_expect(&sm.bar->full[stage], 2 * Layout<D>::kTileBytes);
+      bar_expect(&sm.bar->full[stage], 2 * Layout<D, FUSED>::kTileBytes);
       tma_load_tile<D>(sm.tile_a(stage), kTileRows, tile_a, &sm.bar->full[stage], r0, head);
       tma_load_tile<D>(sm.tile_b(stage), kTileRows, tile_b, &sm.bar->full[stage], r0, head);
     }
@@ -141,7 +161,8 @@ struct Place {
   int lane, first, row0;
   const unsigned char *a_rows, *b_rows;
 
-  __device__ __forceinline__ Place(const Shared<D> &sm, int own0) {
+  template <bool FUSED>
+  __device__ __forceinline__ Place(const Shared<D, FUSED> &sm, int own0) {
     consumer_registers();
     const int consumer = threadIdx.x / 128 - 1, warp = threadIdx.x % 128 / kWarpSize;
     lane = threadIdx.x % kWarpSize;
@@ -162,7 +183,8 @@ struct FirstProducts {
   uint32_t a1[IN_REGISTERS ? D / 16 : 1][4], a2[IN_REGISTERS ? D / 16 : 1][4];
   const unsigned char *a1_rows, *a2_rows;
 
-  __device__ __forceinline__ FirstProducts(const Shared<D> &sm, const Place<D> &at, const KernelArgs &args,
+  template <bool FUSED>
+  __device__ __forceinline__ FirstProducts(const Shared<D, FUSED> &sm, const Place<D> &at, const KernelArgs &args,
                                            int head)
       : a1_rows(at.a_rows), a2_rows(at.b_rows) {
     if constexpr (IN_REGISTERS) {
@@ -186,6 +208,35 @@ struct FirstProducts {
   }
 };
 
+// P^T = exp2(S^T scale_log2 - lse) and dS^T = P^T (dP^T - delta) in place of S^T and dP^T for the
+// query tile at q0: rows are keys (key0 and key0 + 8 of a warpgroup whose keys start at `first`),
+// columns the tile's queries, whose lse (log2 units) and delta the producer staged.
+template <bool CAUSAL>
+__device__ __forceinline__ void transposed_gradients(float (&st)[32], float (&dpt)[32], int q0, int key0, int first,
+                                                     int seq, const float *lse, const float *delta,
+                                                     float scale_log2) {
+  const int lane = threadIdx.x % kWarpSize, key1 = key0 + 8;
+  const bool mask = q0 + kTileRows > seq || (CAUSAL && first + 63 > q0);
+#pragma unroll
+  for (int j = 0; j < kTileRows / 8; ++j) {
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int col = 8 * j + 2 * (lane % 4) + e, query = q0 + col;
+      // Past seq, lse is +inf and P^T is 0.
+      float p0 = fast_exp2(st[4 * j + e] * scale_log2 - lse[col]);
+      float p1 = fast_exp2(st[4 * j + 2 + e] * scale_log2 - lse[col]);
+      if (mask && CAUSAL) {
+        p0 = key0 <= query ? p0 : 0.f;
+        p1 = key1 <= query ? p1 : 0.f;
+      }
+      st[4 * j + e] = p0;
+      st[4 * j + 2 + e] = p1;
+      dpt[4 * j + e] = p0 * (dpt[4 * j + e] - delta[col]);
+      dpt[4 * j + 2 + e] = p1 * (dpt[4 * j + 2 + e] - delta[col]);
+    }
+  }
+}
+
 template <typename T, int D, bool CAUSAL>
 __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     dkdv_kernel(const __grid_constant__ CUtensorMap tk, const __grid_constant__ CUtensorMap tv,
@@ -193,47 +244,30 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
                 const KernelArgs args) {
   extern __shared__ unsigned char raw[];
   const Shared<D> sm(raw);  // own_a: K, own_b: V; tile_a: Q, tile_b: dO
+  constexpr int kStages = Layout<D>::kStages;
   constexpr bool kOwnInRegisters = kOverlapDkdv<D>;  // room for K and V rows only beside the overlap's needs
   const int seq = args.seq, n0 = blockIdx.x * kOwnRows;  // the heaviest causal blocks (first keys) come first
   const int head = blockIdx.z * gridDim.y + blockIdx.y;
   const int q_begin = CAUSAL ? n0 / kTileRows * kTileRows : 0;
   const int tiles = (seq - q_begin + kTileRows - 1) / kTileRows;
   if (threadIdx.x < 128) {
-    produce<D>(sm, &tk, &tv, &tq, &tdo, n0, tiles, [&](int t) { return q_begin + t * kTileRows; }, head, args, true,
+    produce<D, false>(sm, &tk, &tv, &tq, &tdo, n0, tiles, [&](int t) { return q_begin + t * kTileRows; }, head, args, true,
                !kOwnInRegisters);
     return;
   }
   const Place<D> at(sm, n0);  // rows are keys; a_rows: K, b_rows: V
-  const int key0 = at.row0, key1 = key0 + 8;
+  const int key0 = at.row0;
 
   float dk[D / 2], dv[D / 2];
 #pragma unroll
   for (int i = 0; i < D / 2; ++i) dk[i] = dv[i] = 0.f;
   const FirstProducts<T, D, kOwnInRegisters> first(sm, at, args, head);  // S^T = K Q^T, dP^T = V dO^T
 
-  // P^T and dS^T of tile t, in place of S^T and dP^T (rows are keys, columns the tile's queries).
+  // P^T and dS^T of tile t, in place of S^T and dP^T.
   auto elementwise = [&](float (&st)[32], float (&dpt)[32], int t) {
-    const int stage = t % kStages, q0 = q_begin + t * kTileRows;
-    const bool mask = q0 + kTileRows > seq || (CAUSAL && at.first + 63 > q0);
-    const float *lse = sm.lse(stage), *delta = sm.delta(stage);
-#pragma unroll
-    for (int j = 0; j < kTileRows / 8; ++j) {
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int col = 8 * j + 2 * (at.lane % 4) + e, query = q0 + col;
-        // Past seq, lse is +inf and P^T is 0.
-        float p0 = fast_exp2(st[4 * j + e] * args.scale_log2 - lse[col]);
-        float p1 = fast_exp2(st[4 * j + 2 + e] * args.scale_log2 - lse[col]);
-        if (mask && CAUSAL) {
-          p0 = key0 <= query ? p0 : 0.f;
-          p1 = key1 <= query ? p1 : 0.f;
-        }
-        st[4 * j + e] = p0;
-        st[4 * j + 2 + e] = p1;
-        dpt[4 * j + e] = p0 * (dpt[4 * j + e] - delta[col]);
-        dpt[4 * j + 2 + e] = p1 * (dpt[4 * j + 2 + e] - delta[col]);
-      }
-    }
+    const int stage = t % kStages;
+    transposed_gradients<CAUSAL>(st, dpt, q_begin + t * kTileRows, key0, at.first, seq, sm.lse(stage),
+                                 sm.delta(stage), args.scale_log2);
   };
   auto wait_tile = [&](int t) { bar_wait(&sm.bar->full[t % kStages], (t / kStages) & 1); };
 
@@ -310,13 +344,14 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
               const KernelArgs args) {
   extern __shared__ unsigned char raw[];
   const Shared<D> sm(raw);  // own_a: Q, own_b: dO; tile_a: K, tile_b: V
+  constexpr int kStages = Layout<D>::kStages;
   constexpr bool kOwnInRegisters = true;
   const int seq = args.seq, m0 = query_block<CAUSAL>() * kOwnRows;
   const int head = blockIdx.z * gridDim.y + blockIdx.y;
   const int kv_end = CAUSAL ? min(seq, m0 + kOwnRows) : seq;
   const int tiles = (kv_end + kTileRows - 1) / kTileRows;
   if (threadIdx.x < 128) {
-    produce<D>(sm, &tq, &tdo, &tk, &tv, m0, tiles, [](int t) { return t * kTileRows; }, head, args, false,
+    produce<D, false>(sm, &tq, &tdo, &tk, &tv, m0, tiles, [](int t) { return t * kTileRows; }, head, args, false,
                !kOwnInRegisters);
     return;
   }
@@ -388,6 +423,141 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   pin(dq);
   store_accumulator<T, D>(args.out_a, dq, rows_before, row0, seq, args.scale, args.scale);
 }
+
+// dK, dV and dQ in one pass (the dK/dV pass's walk), dQ added up in float32 across key blocks: per
+// query tile, each consumer writes its dS^T rows (64 keys x 64 queries) into a shared buffer, and
+// once both have (a barrier of the consumers), each issues its half of the head dims of
+// dQ_tile = dS K over the block's 128 keys (dS read M-major, K N-major from the owned tile) and adds
+// the 64 x D/2 result to args.dq_accum through the TMA unit (float32 reductions in the L2, from a
+// staging buffer in shared memory; adding from registers with red.global took a quarter of the
+// pass's time). Five products a tile pair instead of the two passes' seven; the
+// order in which key blocks add to a dQ row varies, so dQ is not bitwise reproducible run to run.
+template <typename T, int D, bool CAUSAL>
+__global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
+    fused_kernel(const __grid_constant__ CUtensorMap tk, const __grid_constant__ CUtensorMap tv,
+                 const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tdo,
+                 const __grid_constant__ CUtensorMap tdq, const KernelArgs args) {
+  extern __shared__ unsigned char raw[];
+  const Shared<D, true> sm(raw);  // own_a: K, own_b: V; tile_a: Q, tile_b: dO; ds(0), ds(1): dS^T
+  constexpr int kStages = Layout<D, true>::kStages;
+  const int seq = args.seq, n0 = blockIdx.x * kOwnRows;  // the heaviest causal blocks (first keys) come first
+  const int head = blockIdx.z * gridDim.y + blockIdx.y;
+  const int q_begin = CAUSAL ? n0 / kTileRows * kTileRows : 0;
+  const int tiles = (seq - q_begin + kTileRows - 1) / kTileRows;
+  if (threadIdx.x < 128) {
+    produce<D, true>(sm, &tk, &tv, &tq, &tdo, n0, tiles, [&](int t) { return q_begin + t * kTileRows; }, head,
+                     args, true, true);
+    return;
+  }
+  const Place<D> at(sm, n0);  // rows are keys; a_rows: K, b_rows: V
+  const int key0 = at.row0;
+  const int consumer = threadIdx.x / 128 - 1, warp = threadIdx.x % 128 / kWarpSize;
+  const int local0 = consumer * 64 + warp * 16 + at.lane / 4;  // key0's row in a dS^T buffer (local0 % 8 = lane / 4)
+  const size_t rows_before = static_cast<size_t>(head) * seq;
+
+  float dk[D / 2], dv[D / 2];
+#pragma unroll
+  for (int i = 0; i < D / 2; ++i) dk[i] = dv[i] = 0.f;
+  const FirstProducts<T, D, false> first(sm, at, args, head);  // S^T = K Q^T, dP^T = V dO^T
+
+  // One thread hands each tile's dQ (both halves, from the buffers t % 2) to the TMA unit, which
+  // adds it to args.dq_accum (rows past seq left out).
+  constexpr int kHalf = D / 2, kBoxBytes = kTileRows * 128;
+  const bool issuer = threadIdx.x == 128;
+  auto add_dq = [&](int t) {
+#pragma unroll
+    for (int c = 0; c < kConsumers; ++c) {
+#pragma unroll
+      for (int box = 0; box < kHalf / 32; ++box) {
+        tma_add(&tdq, sm.dq(t % 2, c) + box * kBoxBytes, c * kHalf + box * 32, q_begin + t * kTileRows, head);
+      }
+    }
+    bulk_commit();
+  };
+
+  for (int t = 0; t < tiles; ++t) {
+    const int stage = t % kStages, q0 = q_begin + t * kTileRows;
+    bar_wait(&sm.bar->full[stage], (t / kStages) & 1);
+    float st[32], dpt[32];
+    wgmma_fence();
+    first.issue(st, sm.tile_a(stage), dpt, sm.tile_b(stage));
+    wgmma_wait<0>();
+    pin(st);
+    pin(dpt);
+    transposed_gradients<CAUSAL>(st, dpt, q0, key0, at.first, seq, sm.lse(stage), sm.delta(stage), args.scale_log2);
+    uint32_t p_op[kTileRows / 16][4], ds_op[kTileRows / 16][4];
+    to_operand<T, kTileRows>(p_op, st);
+    to_operand<T, kTileRows>(ds_op, dpt);
+
+    // dS^T rows key0 and key0 + 8 into the buffer: 16-byte chunk c of row r at r * 128 + (c ^ r % 8) * 16.
+    unsigned char *ds = sm.ds(t % 2);
+    const int swizzle = at.lane / 4, within = 4 * (at.lane % 4);
+#pragma unroll
+    for (int kk = 0; kk < kTileRows / 16; ++kk) {
+      *reinterpret_cast<uint32_t *>(ds + local0 * 128 + ((2 * kk) ^ swizzle) * 16 + within) = ds_op[kk][0];
+      *reinterpret_cast<uint32_t *>(ds + (local0 + 8) * 128 + ((2 * kk) ^ swizzle) * 16 + within) = ds_op[kk][1];
+      *reinterpret_cast<uint32_t *>(ds + local0 * 128 + ((2 * kk + 1) ^ swizzle) * 16 + within) = ds_op[kk][2];
+      *reinterpret_cast<uint32_t *>(ds + (local0 + 8) * 128 + ((2 * kk + 1) ^ swizzle) * 16 + within) = ds_op[kk][3];
+    }
+    fence_async_shared();
+    // The dQ buffers t % 2 are written this tile; the TMA unit last read them two tiles ago.
+    if (issuer) bulk_wait_read();
+    // Both halves of dS^T are in the buffer, the dQ buffers of the last tile are complete, and the
+    // ones of this tile are free.
+    consumers_sync<kConsumers * 128>();
+    if (issuer && t > 0) add_dq(t - 1);
+
+    // dV, dK and this consumer's half of the head dims of dQ_tile = dS K (over all 128 keys). The
+    // dS^T buffer is written again two tiles on, after the next barrier, which this consumer
+    // reaches only once its product has read the buffer.
+    float dq[kHalf / 2];
+    const unsigned char *k_columns =
+        sm.own_a + consumer * (kHalf / 64 * kOwnRows * 128 + kHalf % 64 * 2);  // K N-major from there
+    wgmma_fence();
+    issue_rs<T, kTileRows, D>(dv, p_op, sm.tile_b(stage));   // dV += P^T dO
+    issue_rs<T, kTileRows, D>(dk, ds_op, sm.tile_a(stage));  // dK += dS^T Q
+    issue_transposed<T, kOwnRows, kHalf>(dq, ds, k_columns);
+    wgmma_commit();
+    wgmma_wait<0>();
+    pin(dv);
+    pin(dk);
+    pin(dq);
+    bar_arrive(&sm.bar->empty[stage]);
+
+    // The half of dQ_tile into the consumer's float32 buffer, for the issuer to hand to the TMA
+    // unit after the next barrier. Element (r, c) of a 32-column box lies at
+    // r * 128 + ((c / 4) ^ r % 8) * 16 + c % 4 * 4.
+    unsigned char *staging = sm.dq(t % 2, consumer);
+    const int row = warp * 16 + at.lane / 4;  // and row + 8; row % 8 = lane / 4
+#pragma unroll
+    for (int j = 0; j < kHalf / 8; ++j) {
+      unsigned char *box = staging + j / 4 * kBoxBytes;
+      const int chunk = 2 * (j % 4) + at.lane % 4 / 2, offset = at.lane % 2 * 8;
+      *reinterpret_cast<float2 *>(box + row * 128 + (chunk ^ at.lane / 4) * 16 + offset) =
+          make_float2(dq[4 * j], dq[4 * j + 1]);
+      *reinterpret_cast<float2 *>(box + (row + 8) * 128 + (chunk ^ at.lane / 4) * 16 + offset) =
+          make_float2(dq[4 * j + 2], dq[4 * j + 3]);
+    }
+    fence_async_shared();
+  }
+  consumers_sync<kConsumers * 128>();
+  if (issuer) {
+    add_dq(tiles - 1);
+    bulk_wait();  // the adds are done before the block's shared memory goes
+  }
+  store_accumulator<T, D>(args.out_a, dk, rows_before, key0, seq, args.scale, args.scale);
+  store_accumulator<T, D>(args.out_b, dv, rows_before, key0, seq, 1.f, 1.f);
+}
+
+// dQ = dq_accum * scale in the input type, four elements a thread.
+template <typename T>
+__global__ void __launch_bounds__(256) dq_convert_kernel(const float4 *accum, uint2 *dq, size_t quads, float scale) {
+  const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < quads) {
+    const float4 x = accum[i];
+    dq[i] = make_uint2(pack2<T>(x.x * scale, x.y * scale), pack2<T>(x.z * scale, x.w * scale));
+  }
+}
 #else
 template <typename T, int D, bool CAUSAL>
 __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
@@ -397,26 +567,82 @@ template <typename T, int D, bool CAUSAL>
 __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     dq_kernel(const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
               const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, const KernelArgs) {}
+template <typename T, int D, bool CAUSAL>
+__global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
+    fused_kernel(const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
+                 const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
+                 const __grid_constant__ CUtensorMap, const KernelArgs) {}
+template <typename T>
+__global__ void __launch_bounds__(256) dq_convert_kernel(const float4 *, uint2 *, size_t, float) {}
 #endif  // MHA_SM90_CODE
 
-// Runs a pass on the tensors (a, b: owned rows; c, d: streamed tiles) when the sm_90a kernel
-// applies; false, having launched nothing, when it does not.
+// The four tensor maps of a pass (a, b: owned rows; c, d: streamed tiles) when KERNEL runs on this
+// device with SMEM bytes of shared memory; false when it does not.
+template <typename T, int D, auto *KERNEL, int SMEM>
+bool pass_maps(const BwdParams &p, const void *a, const void *b, const void *c, const void *d, CUtensorMap (&maps)[4]) {
+  const int heads_total = p.batch * p.heads;
+  return usable_on_current_device<KERNEL, SMEM, kThreads>() &&
+         tensor_map<T, D>(&maps[0], a, heads_total, p.seq, kOwnRows) &&
+         tensor_map<T, D>(&maps[1], b, heads_total, p.seq, kOwnRows) &&
+         tensor_map<T, D>(&maps[2], c, heads_total, p.seq, kTileRows) &&
+         tensor_map<T, D>(&maps[3], d, heads_total, p.seq, kTileRows);
+}
+
+inline dim3 pass_grid(const BwdParams &p) { return dim3((p.seq + kOwnRows - 1) / kOwnRows, p.heads, p.batch); }
+
+// Runs a pass of the two when the sm_90a kernel applies; false, having launched nothing, when it
+// does not.
 template <typename T, int D, auto *KERNEL>
 bool try_pass(const BwdParams &p, const void *a, const void *b, const void *c, const void *d, void *out_a,
               void *out_b, cudaStream_t stream, cudaError_t *status) {
-  const int heads_total = p.batch * p.heads;
-  CUtensorMap ta, tb, tc, td;
-  if (!usable_on_current_device<KERNEL, Layout<D>::kSmem, kThreads>() ||
-      !tensor_map<T, D>(&ta, a, heads_total, p.seq, kOwnRows) ||
-      !tensor_map<T, D>(&tb, b, heads_total, p.seq, kOwnRows) ||
-      !tensor_map<T, D>(&tc, c, heads_total, p.seq, kTileRows) ||
-      !tensor_map<T, D>(&td, d, heads_total, p.seq, kTileRows)) {
+  CUtensorMap maps[4];
+  if (!pass_maps<T, D, KERNEL, Layout<D>::kSmem>(p, a, b, c, d, maps)) {
     return false;
   }
-  const dim3 grid((p.seq + kOwnRows - 1) / kOwnRows, p.heads, p.batch);
-  KERNEL<<<grid, kThreads, Layout<D>::kSmem, stream>>>(
-      ta, tb, tc, td, KernelArgs{a, b, p.lse, p.delta, out_a, out_b, p.seq, p.scale, p.scale * kLog2e});
+  KERNEL<<<pass_grid(p), kThreads, Layout<D>::kSmem, stream>>>(
+      maps[0], maps[1], maps[2], maps[3],
+      KernelArgs{a, b, p.lse, p.delta, out_a, out_b, nullptr, p.seq, p.scale, p.scale * kLog2e});
   *status = cudaGetLastError();
+  return true;
+}
+
+// Whether MHA_DETERMINISTIC asks for gradients that are the same bits on every run: the two passes
+// rather than the fused one, whose float32 additions to dQ land in no fixed order.
+inline bool deterministic_requested() {
+  static const bool requested = [] {
+    const char *value = std::getenv("MHA_DETERMINISTIC");
+    return value != nullptr && value[0] != '\0' && value[0] != '0';
+  }();
+  return requested;
+}
+
+// The fused pass and dQ's conversion when they apply (a dQ accumulator in the workspace, 16-byte
+// aligned; not MHA_DETERMINISTIC); false, having launched nothing, when they do not.
+template <typename T, int D, bool CAUSAL>
+bool try_launch_fused(const BwdParams &p, cudaStream_t stream, cudaError_t *status) {
+  static_assert(D == 64 || D == 128, "sm_90a instances exist for head dims 64 and 128");
+  constexpr auto *kernel = fused_kernel<T, D, CAUSAL>;
+  constexpr int kSmem = Layout<D, true>::kSmem;
+  CUtensorMap maps[4], dq_map;
+  if (p.dq_accum == nullptr || reinterpret_cast<uintptr_t>(p.dq) % 8 != 0 || deterministic_requested() ||
+      !pass_maps<T, D, kernel, kSmem>(p, p.k, p.v, p.q, p.dout, maps) ||
+      !tensor_map<float, D>(&dq_map, p.dq_accum, p.batch * p.heads, p.seq, kTileRows)) {
+    return false;
+  }
+  const size_t elements = static_cast<size_t>(p.batch) * p.heads * p.seq * D;
+  *status = cudaMemsetAsync(p.dq_accum, 0, sizeof(float) * elements, stream);  // every key block adds to it
+  if (*status == cudaSuccess) {
+    kernel<<<pass_grid(p), kThreads, kSmem, stream>>>(
+        maps[0], maps[1], maps[2], maps[3], dq_map,
+        KernelArgs{p.k, p.v, p.lse, p.delta, p.dk, p.dv, p.dq_accum, p.seq, p.scale, p.scale * kLog2e});
+    *status = cudaGetLastError();
+  }
+  if (*status == cudaSuccess) {
+    const size_t quads = elements / 4;
+    dq_convert_kernel<T><<<static_cast<unsigned>((quads + 255) / 256), 256, 0, stream>>>(
+        reinterpret_cast<const float4 *>(p.dq_accum), static_cast<uint2 *>(p.dq), quads, p.scale);
+    *status = cudaGetLastError();
+  }
   return true;
 }
 

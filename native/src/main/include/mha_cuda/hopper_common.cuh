@@ -84,6 +84,7 @@ __device__ __forceinline__ uint64_t descriptor(const void *p, int lbo, int sbo) 
          static_cast<uint64_t>(1) << 62;
 }
 
+#define MHA_REGS16 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}"
 #define MHA_REGS32                                                                                         \
   "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27," \
   "%28,%29,%30,%31}"
@@ -93,17 +94,35 @@ __device__ __forceinline__ uint64_t descriptor(const void *p, int lbo, int sbo) 
   "%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}"
 #define MHA_OUT8(c, i) "+f"(c[i]), "+f"(c[i + 1]), "+f"(c[i + 2]), "+f"(c[i + 3]), "+f"(c[i + 4]), \
   "+f"(c[i + 5]), "+f"(c[i + 6]), "+f"(c[i + 7])
+#define MHA_OUT16(c) MHA_OUT8(c, 0), MHA_OUT8(c, 8)
 #define MHA_OUT32(c) MHA_OUT8(c, 0), MHA_OUT8(c, 8), MHA_OUT8(c, 16), MHA_OUT8(c, 24)
 #define MHA_OUT64(c) MHA_OUT32(c), MHA_OUT8(c, 32), MHA_OUT8(c, 40), MHA_OUT8(c, 48), MHA_OUT8(c, 56)
 // The wgmma instructions, one per accumulator width (64 regs: n128, 32: n64) and input type. Inline
 // assembly takes its text as a literal, hence the macros: they only spell out the operand lists.
-// SS: c (+)= A B, both operands K-major in shared memory (`accumulate` 0: c = A B).
-#define MHA_WGMMA_SS(N, TYPE, REGS, OUTS, A, B, P)                                                       \
+// SS: c (+)= A B, both operands in shared memory (`accumulate` 0: c = A B), read along K
+// (TRANSPOSED "0": K-major) or along their rows (TRANSPOSED "1": A M-major, B N-major). The output
+// operands come last, as they contain commas.
+#define MHA_WGMMA_SS(N, TYPE, REGS, A, B, P, TRANSPOSED, ...)                                             \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #P ", 0;\n"                                          \
                "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " " REGS ", %" #A ", %" #B  \
-               ", p, 1, 1, 0, 0;\n}\n"                                                                    \
-               : OUTS                                                                                    \
+               ", p, 1, 1, " TRANSPOSED ", " TRANSPOSED ";\n}\n"                                          \
+               : __VA_ARGS__                                                                              \
                : "l"(da), "l"(db), "r"(accumulate))
+template <typename T>
+__device__ __forceinline__ void mma_ss_transposed(float (&c)[64], uint64_t da, uint64_t db, int accumulate) {
+  if constexpr (std::is_same<T, __half>::value) MHA_WGMMA_SS(128, "f16", MHA_REGS64, 64, 65, 66, "1", MHA_OUT64(c));
+  else MHA_WGMMA_SS(128, "bf16", MHA_REGS64, 64, 65, 66, "1", MHA_OUT64(c));
+}
+template <typename T>
+__device__ __forceinline__ void mma_ss_transposed(float (&c)[32], uint64_t da, uint64_t db, int accumulate) {
+  if constexpr (std::is_same<T, __half>::value) MHA_WGMMA_SS(64, "f16", MHA_REGS32, 32, 33, 34, "1", MHA_OUT32(c));
+  else MHA_WGMMA_SS(64, "bf16", MHA_REGS32, 32, 33, 34, "1", MHA_OUT32(c));
+}
+template <typename T>
+__device__ __forceinline__ void mma_ss_transposed(float (&c)[16], uint64_t da, uint64_t db, int accumulate) {
+  if constexpr (std::is_same<T, __half>::value) MHA_WGMMA_SS(32, "f16", MHA_REGS16, 16, 17, 18, "1", MHA_OUT16(c));
+  else MHA_WGMMA_SS(32, "bf16", MHA_REGS16, 16, 17, 18, "1", MHA_OUT16(c));
+}
 // RS: c += A B, A (four registers) from the thread, B N-major in shared memory.
 #define MHA_WGMMA_RS(N, TYPE, REGS, OUTS, A0, A1, A2, A3, B)                                                    \
   asm volatile("wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " " REGS ", {%" #A0 ",%" #A1 \
@@ -121,13 +140,13 @@ __device__ __forceinline__ uint64_t descriptor(const void *p, int lbo, int sbo) 
 
 template <typename T>
 __device__ __forceinline__ void mma_ss(float (&c)[64], uint64_t da, uint64_t db, int accumulate) {
-  if constexpr (std::is_same<T, __half>::value) MHA_WGMMA_SS(128, "f16", MHA_REGS64, MHA_OUT64(c), 64, 65, 66);
-  else MHA_WGMMA_SS(128, "bf16", MHA_REGS64, MHA_OUT64(c), 64, 65, 66);
+  if constexpr (std::is_same<T, __half>::value) MHA_WGMMA_SS(128, "f16", MHA_REGS64, 64, 65, 66, "0", MHA_OUT64(c));
+  else MHA_WGMMA_SS(128, "bf16", MHA_REGS64, 64, 65, 66, "0", MHA_OUT64(c));
 }
 template <typename T>
 __device__ __forceinline__ void mma_ss(float (&c)[32], uint64_t da, uint64_t db, int accumulate) {
-  if constexpr (std::is_same<T, __half>::value) MHA_WGMMA_SS(64, "f16", MHA_REGS32, MHA_OUT32(c), 32, 33, 34);
-  else MHA_WGMMA_SS(64, "bf16", MHA_REGS32, MHA_OUT32(c), 32, 33, 34);
+  if constexpr (std::is_same<T, __half>::value) MHA_WGMMA_SS(64, "f16", MHA_REGS32, 32, 33, 34, "0", MHA_OUT32(c));
+  else MHA_WGMMA_SS(64, "bf16", MHA_REGS32, 32, 33, 34, "0", MHA_OUT32(c));
 }
 template <typename T>
 __device__ __forceinline__ void mma_rs(float (&c)[64], const uint32_t (&a)[4], uint64_t db) {
@@ -181,6 +200,19 @@ __device__ __forceinline__ void issue_rs(float (&c)[N / 2], const uint32_t (&a)[
   for (int kk = 0; kk < K / 16; ++kk) mma_rs<T>(c, a[kk], descriptor(b + kk * 16 * 128, K * 128, 1024));
 }
 
+// c = A B with A (64 x K) read along its rows from a tile of K rows x 64 columns (M-major: 16 rows
+// a k-step, 2048 bytes) and B (K x N) read along its rows from N columns of a tile of K rows (N-major,
+// its 64-column atoms K x 128 bytes apart; b may start inside an atom, as the swizzle follows the
+// address bits).
+template <typename T, int K, int N>
+__device__ __forceinline__ void issue_transposed(float (&c)[N / 2], const unsigned char *a, const unsigned char *b) {
+#pragma unroll
+  for (int kk = 0; kk < K / 16; ++kk) {
+    mma_ss_transposed<T>(c, descriptor(a + kk * 16 * 128, K * 128, 1024), descriptor(b + kk * 16 * 128, K * 128, 1024),
+                         kk > 0);
+  }
+}
+
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N>
@@ -223,6 +255,30 @@ __device__ __forceinline__ void load_operand(uint32_t (&a)[D / 16][4], const voi
     a[kk][3] = row0 + 8 < limit ? pairs[static_cast<size_t>(row0 + 8) * (D / 2) + pair + 4] : 0u;
   }
 }
+
+// Makes this thread's ordinary shared-memory stores visible to the tensor cores and the TMA unit
+// (the async proxy): each writing thread, before the barrier that hands the data over.
+__device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+// Barrier 1 over the THREADS threads that reach it (the consumer warpgroups), leaving the producer out.
+template <int THREADS>
+__device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 1, %0;\n" ::"n"(THREADS) : "memory"); }
+
+// Adds a box of float32 in shared memory (as the map's box and swizzle lay it out) to the tensor
+// at column col, row row of head `head`, by the TMA unit; rows past the tensor are left out. The
+// adds of one thread form bulk groups: commit, then wait before the box's memory is reused.
+__device__ __forceinline__ void tma_add(const CUtensorMap *map, const void *src, int col, int row, int head) {
+  asm volatile(
+      "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+          reinterpret_cast<uint64_t>(map)),
+      "r"(shared_address(src)), "r"(col), "r"(row), "r"(head)
+      : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// Until the committed bulk groups have read their shared memory.
+__device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
+// Until the committed bulk groups are complete.
+__device__ __forceinline__ void bulk_wait() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
 
 // 2^x on the special-function unit, subnormal results flushed to zero: exp2f without fast math
 // adds instructions around the same unit to keep subnormals, which here would be weights far below
@@ -275,16 +331,19 @@ inline EncodeTiled encode_tiled() {
   return encode;
 }
 
-// [batch * heads][seq][D] as a 3-D tensor for the TMA unit: boxes of 64 columns x `rows` rows of
-// one head, 128-byte swizzle; rows past seq read as zeros. False when the driver refuses it.
+// [batch * heads][seq][D] as a 3-D tensor for the TMA unit: boxes of 128 bytes of columns (64 of
+// fp16/bf16, 32 of float) x `rows` rows of one head, 128-byte swizzle; rows past seq read as zeros
+// (and are left out when written). False when the driver refuses it.
 template <typename T, int D>
 bool tensor_map(CUtensorMap *map, const void *data, int heads_total, int seq, int rows) {
   const cuuint64_t dims[3] = {D, static_cast<cuuint64_t>(seq), static_cast<cuuint64_t>(heads_total)};
   const cuuint64_t strides[2] = {D * sizeof(T), static_cast<cuuint64_t>(seq) * D * sizeof(T)};
-  const cuuint32_t box[3] = {64, static_cast<cuuint32_t>(rows), 1}, element_strides[3] = {1, 1, 1};
+  const cuuint32_t box[3] = {128 / sizeof(T), static_cast<cuuint32_t>(rows), 1}, element_strides[3] = {1, 1, 1};
+  const CUtensorMapDataType type = std::is_same<T, float>::value    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                   : std::is_same<T, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                                    : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   return reinterpret_cast<uintptr_t>(data) % 16 == 0 &&
-         encode_tiled()(map, std::is_same<T, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                                            : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+         encode_tiled()(map, type,
                         3, const_cast<void *>(data), dims, strides, box, element_strides,
                         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;

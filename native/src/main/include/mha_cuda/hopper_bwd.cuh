@@ -32,7 +32,7 @@ constexpr int kTileRows = 64;              // queries (dK/dV pass) or keys (dQ p
 // Whether the dK/dV pass overlaps too: at head dim 128 its accumulators (dK and dV), the next tile's
 // S^T and dP^T and this tile's operands would all be live at once, past the 240 registers a
 // consumer has, and the spills cost more than the overlap gains.
-// (Measured on an H100: overlapped at 128 with its spills, the pass took 1.19x as long.)
+// (Measured on an H100: overlapped at 128 with its spills, the backward took 1.19x as long.)
 template <int D>
 constexpr bool kOverlapDkdv = D == 64;
 
@@ -65,14 +65,13 @@ struct KernelArgs {
   const void *own_a, *own_b;  // the owned tensors, for consumers that read their rows into registers
   const float *lse, *delta;
   void *out_a, *out_b;  // dK and dV, or dQ and unused
-  float *dq_accum;      // the fused pass: float32 dQ, added to from every key block
   int seq;
   float scale, scale_log2;
 };
 
 #if defined(MHA_SM90_CODE)
 // Block-level setup shared by the passes: shared memory carved into the two owned tiles, the
-// stages (and the dS^T buffers of the fused pass), barriers initialised.
+// stages (and the dS^T and dQ buffers of the fused pass), barriers initialised.
 template <int D, bool FUSED = false>
 struct Shared {
   using L = Layout<D, FUSED>;
@@ -427,10 +426,10 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
 // dK, dV and dQ in one pass (the dK/dV pass's walk), dQ added up in float32 across key blocks: per
 // query tile, each consumer writes its dS^T rows (64 keys x 64 queries) into a shared buffer, and
 // once both have (a barrier of the consumers), each issues its half of the head dims of
-// dQ_tile = dS K over the block's 128 keys (dS read M-major, K N-major from the owned tile) and adds
-// the 64 x D/2 result to args.dq_accum through the TMA unit (float32 reductions in the L2, from a
-// staging buffer in shared memory; adding from registers with red.global took a quarter of the
-// pass's time). Five products a tile pair instead of the two passes' seven; the
+// dQ_tile = dS K over the block's 128 keys (dS read M-major, K N-major from the owned tile) and
+// writes the 64 x D/2 result into a staging buffer, from which the TMA unit adds it to the float32
+// dQ accumulator (tdq): reductions in the L2, where adding from registers with red.global took a
+// quarter of the pass's time. Five products a tile pair instead of the two passes' seven; the
 // order in which key blocks add to a dQ row varies, so dQ is not bitwise reproducible run to run.
 template <typename T, int D, bool CAUSAL>
 __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
@@ -461,7 +460,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   const FirstProducts<T, D, false> first(sm, at, args, head);  // S^T = K Q^T, dP^T = V dO^T
 
   // One thread hands each tile's dQ (both halves, from the buffers t % 2) to the TMA unit, which
-  // adds it to args.dq_accum (rows past seq left out).
+  // adds it to the dQ accumulator (rows past seq left out).
   constexpr int kHalf = D / 2, kBoxBytes = kTileRows * 128;
   const bool issuer = threadIdx.x == 128;
   auto add_dq = [&](int t) {
@@ -601,7 +600,7 @@ bool try_pass(const BwdParams &p, const void *a, const void *b, const void *c, c
   }
   KERNEL<<<pass_grid(p), kThreads, Layout<D>::kSmem, stream>>>(
       maps[0], maps[1], maps[2], maps[3],
-      KernelArgs{a, b, p.lse, p.delta, out_a, out_b, nullptr, p.seq, p.scale, p.scale * kLog2e});
+      KernelArgs{a, b, p.lse, p.delta, out_a, out_b, p.seq, p.scale, p.scale * kLog2e});
   *status = cudaGetLastError();
   return true;
 }
@@ -634,7 +633,7 @@ bool try_launch_fused(const BwdParams &p, cudaStream_t stream, cudaError_t *stat
   if (*status == cudaSuccess) {
     kernel<<<pass_grid(p), kThreads, kSmem, stream>>>(
         maps[0], maps[1], maps[2], maps[3], dq_map,
-        KernelArgs{p.k, p.v, p.lse, p.delta, p.dk, p.dv, p.dq_accum, p.seq, p.scale, p.scale * kLog2e});
+        KernelArgs{p.k, p.v, p.lse, p.delta, p.dk, p.dv, p.seq, p.scale, p.scale * kLog2e});
     *status = cudaGetLastError();
   }
   if (*status == cudaSuccess) {

@@ -21,7 +21,8 @@ static void run_bwd(const Tensors &t, int b, int h, int seq, bool forward_too) {
   const float scale = 1.f / std::sqrt(static_cast<float>(D));
   if (forward_too) {
     CHECK(static_cast<cudaError_t>(
-        mha::cuda::launch_fwd<T, D, CAUSAL>(mha::cuda::FwdParams{t.q, t.k, t.v, t.o, t.lse, b, h, seq, scale}, nullptr)));
+        mha::cuda::launch_fwd<T, D, CAUSAL>(mha::cuda::FwdParams{t.q, t.k, t.v, t.o, t.lse, b, h, seq, scale},
+                                            nullptr)));
   }
   const mha::cuda::BwdParams p{t.q,     t.k, t.v, t.o, t.dout, t.lse, t.dq, t.dk, t.dv,
                                t.delta, b,   h,   seq, scale, t.dq_accum};

@@ -90,7 +90,7 @@ BwdLauncher bwd_launcher(mha_dtype dtype, int dim, bool causal) {
 
 bool cuda_compiled() { return &cuda::error_string != nullptr; }
 
-constexpr size_t kMaxCudaHeadDim = 128;
+constexpr int kMaxCudaHeadDim = 128;
 
 bool cuda_dim_supported(int dim) { return dim == 64 || dim == kMaxCudaHeadDim; }
 

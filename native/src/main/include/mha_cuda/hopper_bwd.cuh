@@ -250,7 +250,8 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   const int q_begin = CAUSAL ? n0 / kTileRows * kTileRows : 0;
   const int tiles = (seq - q_begin + kTileRows - 1) / kTileRows;
   if (threadIdx.x < 128) {
-    produce<D, false>(sm, &tk, &tv, &tq, &tdo, n0, tiles, [&](int t) { return q_begin + t * kTileRows; }, head, args, true,
+    produce<D, false>(sm, &tk, &tv, &tq, &tdo, n0, tiles, [&](int t) { return q_begin + t * kTileRows; }, head,
+                      args, true,
                !kOwnInRegisters);
     return;
   }

@@ -161,13 +161,19 @@ __device__ __forceinline__ void mma_rs(float (&c)[32], const uint32_t (&a)[4], u
 
 template <typename T>
 __device__ __forceinline__ void mma_rk(float (&c)[64], const uint32_t (&a)[4], uint64_t db, int accumulate) {
-  if constexpr (std::is_same<T, __half>::value) MHA_WGMMA_RK(128, "f16", MHA_REGS64, MHA_OUT64(c), 64, 65, 66, 67, 68, 69);
-  else MHA_WGMMA_RK(128, "bf16", MHA_REGS64, MHA_OUT64(c), 64, 65, 66, 67, 68, 69);
+  if constexpr (std::is_same<T, __half>::value) {
+    MHA_WGMMA_RK(128, "f16", MHA_REGS64, MHA_OUT64(c), 64, 65, 66, 67, 68, 69);
+  } else {
+    MHA_WGMMA_RK(128, "bf16", MHA_REGS64, MHA_OUT64(c), 64, 65, 66, 67, 68, 69);
+  }
 }
 template <typename T>
 __device__ __forceinline__ void mma_rk(float (&c)[32], const uint32_t (&a)[4], uint64_t db, int accumulate) {
-  if constexpr (std::is_same<T, __half>::value) MHA_WGMMA_RK(64, "f16", MHA_REGS32, MHA_OUT32(c), 32, 33, 34, 35, 36, 37);
-  else MHA_WGMMA_RK(64, "bf16", MHA_REGS32, MHA_OUT32(c), 32, 33, 34, 35, 36, 37);
+  if constexpr (std::is_same<T, __half>::value) {
+    MHA_WGMMA_RK(64, "f16", MHA_REGS32, MHA_OUT32(c), 32, 33, 34, 35, 36, 37);
+  } else {
+    MHA_WGMMA_RK(64, "bf16", MHA_REGS32, MHA_OUT32(c), 32, 33, 34, 35, 36, 37);
+  }
 }
 
 // c = A B^T over KD columns, A in registers (KD/16 k-steps: the operand layout of to_operand) and B

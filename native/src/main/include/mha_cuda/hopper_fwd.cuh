@@ -1,24 +1,22 @@
 // The forward on Hopper (sm_90a), fp16 and bf16, head dim 64 and 128: warpgroup MMA (wgmma) with
 // operands in shared memory fed by the tensor memory accelerator (TMA), and warp specialization.
-// Per block, 64 query rows a consumer warpgroup of one (batch, head), two consumers at head dim
-// 128 and three at 64 (where each consumer needs fewer registers, and a third keeps the tensor
-// cores busy while two work through their softmax, which at head dim 64 costs as much as the
-// products):
-//  - a producer warpgroup, one thread of which loads K and V tiles of 128 keys (and at head dim 64
-//    Q once) with cp.async.bulk.tensor (128-byte swizzle) into Layout<D>::kStages buffers each, handing every
-//    buffer over on mbarriers (full: its bytes arrived; empty: every consumer is done with it); it
-//    gives most of its registers to the consumers (setmaxnreg). K and V have barriers of their own:
-//    K of tile t is free as soon as S of tile t is done, half an iteration before V of tile t-1,
-//    so the next K is on its way while the consumers still use V, rather than both loads waiting
-//    for the end of an iteration and the consumers then waiting for the loads;
-//  - the consumer warpgroups, 64 rows each; at head dim 128 they hold their Q rows in registers
+// Per block, 64 query rows a consumer warpgroup, of one (batch, head): two consumers at head dim
+// 128 and three at 64 (where each needs fewer registers, and a third keeps the tensor cores busy
+// while two work through a softmax that at head dim 64 costs as much as the products).
+//  - A producer warpgroup, one thread of which loads K and V tiles of 128 keys (and at head dim 64
+//    Q once) with cp.async.bulk.tensor (128-byte swizzle) into Layout<D>::kStages buffers each,
+//    handing every buffer over on mbarriers (full: its bytes arrived; empty: every consumer is done
+//    with it); it gives most of its registers to the consumers (setmaxnreg). K and V have barriers
+//    of their own: K of tile t is free once S of tile t is done, half an iteration before V of tile
+//    t-1, so the next K is on its way while the consumers still use V (one barrier for both would
+//    hold each load until the end of an iteration, and the consumers would then wait for it).
+//  - The consumer warpgroups, 64 rows each. At head dim 128 they hold their Q rows in registers
 //    (read from global memory once), so that S = Q K^T reads only K from shared memory, whose
 //    bandwidth the products' operands and the TMA writes otherwise come close to using up (at 64,
 //    three consumers have no registers to spare for it). They overlap inside the warpgroup:
-//    S = Q K^T of tile t
-//    and O += P V of tile t-1 are issued together, and the softmax of tile t runs while the tensor
-//    cores finish P V. P goes to the second product from registers (the accumulator layout of
-//    wgmma is the mma.sync fragment layout, as in flash_fwd.cuh's kernel).
+//    S = Q K^T of tile t and O += P V of tile t-1 are issued together, and the softmax of tile t
+//    runs while the tensor cores finish P V. P goes to the second product from registers (the
+//    accumulator layout of wgmma is the mma.sync fragment layout, as in flash_fwd.cuh's kernel).
 // Layouts and helpers: hopper_common.cuh. Chosen at run time for devices of compute capability
 // 9.0 when the library carries sm_90a code (launch_fwd in flash_fwd.cuh); MHA_DISABLE_SM90=1
 // turns it off.
@@ -84,7 +82,8 @@ __device__ __forceinline__ float2 softmax_step(float (&s)[64], RowState &st, int
   // In exp2 units; a row with nothing unmasked yet keeps a finite shift so exp2 gives 0, not NaN.
   const float shift0 = new0 == -INFINITY ? 0.f : new0 * scale_log2;
   const float shift1 = new1 == -INFINITY ? 0.f : new1 * scale_log2;
-  const float2 rescale = make_float2(fast_exp2(st.max0 * scale_log2 - shift0), fast_exp2(st.max1 * scale_log2 - shift1));
+  const float2 rescale =
+      make_float2(fast_exp2(st.max0 * scale_log2 - shift0), fast_exp2(st.max1 * scale_log2 - shift1));
   st.max0 = new0;
   st.max1 = new1;
   float add0 = 0.f, add1 = 0.f;

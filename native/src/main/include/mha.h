@@ -3,8 +3,8 @@
  *
  * Tensors are contiguous [batch, heads, seq_len, head_dim] (the layout of PyTorch's
  * scaled_dot_product_attention). Element type: mha_dtype; the log-sum-exp rows and the backward
- * backward workspace are float32 (the workspace: mha_bwd_workspace_size() bytes, scratch the
- * backward owns during the call). Only mha_* symbols are exported.
+ * workspace are float32 (the workspace: mha_bwd_workspace_size() bytes, scratch the backward owns
+ * during the call). Only mha_* symbols are exported.
  *
  *   out = softmax(q k^T * scale [+ causal mask]) v,  lse = log(sum(exp(q k^T * scale)))
  *
@@ -57,7 +57,8 @@ typedef struct {
   const void *q, *k, *v, *out, *dout;
   const float *lse; /* from mha_fwd */
   void *dq, *dk, *dv;
-  float *workspace; /* MHA_CUDA: mha_bwd_workspace_size() bytes on the device, 16-byte aligned;
+  float *workspace; /* MHA_CUDA: mha_bwd_workspace_size() bytes on the device (16-byte aligned, as
+                       cudaMalloc's are, for the fused backward; else the two passes run);
                        CPU: NULL is fine */
 } mha_bwd_args;
 

@@ -205,6 +205,15 @@ struct FirstProducts {
     }
     wgmma_commit();
   }
+  // The same products, finished on return.
+  __device__ __forceinline__ void run(float (&x)[32], const unsigned char *b1, float (&y)[32],
+                                      const unsigned char *b2) const {
+    wgmma_fence();
+    issue(x, b1, y, b2);
+    wgmma_wait<0>();
+    pin(x);
+    pin(y);
+  }
 };
 
 // P^T = exp2(S^T scale_log2 - lse) and dS^T = P^T (dP^T - delta) in place of S^T and dP^T for the
@@ -277,11 +286,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
       const int stage = t % kStages;
       uint32_t p_op[kTileRows / 16][4], ds_op[kTileRows / 16][4];
       wait_tile(t);
-      wgmma_fence();
-      first.issue(st, sm.tile_a(stage), dpt, sm.tile_b(stage));
-      wgmma_wait<0>();
-      pin(st);
-      pin(dpt);
+      first.run(st, sm.tile_a(stage), dpt, sm.tile_b(stage));
       elementwise(st, dpt, t);
       to_operand<T, kTileRows>(p_op, st);
       to_operand<T, kTileRows>(ds_op, dpt);
@@ -297,11 +302,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   } else {
     uint32_t p_op[kTileRows / 16][4], ds_op[kTileRows / 16][4];  // P^T and dS^T of the tile before
     wait_tile(0);
-    wgmma_fence();
-    first.issue(st, sm.tile_a(0), dpt, sm.tile_b(0));
-    wgmma_wait<0>();
-    pin(st);
-    pin(dpt);
+    first.run(st, sm.tile_a(0), dpt, sm.tile_b(0));
     elementwise(st, dpt, 0);
     to_operand<T, kTileRows>(p_op, st);
     to_operand<T, kTileRows>(ds_op, dpt);
@@ -393,11 +394,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   float s[32], dp[32];                 // S and dP of the newest tile
   uint32_t ds_op[kTileRows / 16][4];  // dS of the tile before
   wait_tile(0);
-  wgmma_fence();
-  first.issue(s, sm.tile_a(0), dp, sm.tile_b(0));
-  wgmma_wait<0>();
-  pin(s);
-  pin(dp);
+  first.run(s, sm.tile_a(0), dp, sm.tile_b(0));
   elementwise(s, dp, 0);
   to_operand<T, kTileRows>(ds_op, s);
   for (int t = 0; t + 1 < tiles; ++t) {
@@ -479,11 +476,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     const int stage = t % kStages, q0 = q_begin + t * kTileRows;
     bar_wait(&sm.bar->full[stage], (t / kStages) & 1);
     float st[32], dpt[32];
-    wgmma_fence();
-    first.issue(st, sm.tile_a(stage), dpt, sm.tile_b(stage));
-    wgmma_wait<0>();
-    pin(st);
-    pin(dpt);
+    first.run(st, sm.tile_a(stage), dpt, sm.tile_b(stage));
     transposed_gradients<CAUSAL>(st, dpt, q0, key0, at.first, seq, sm.lse(stage), sm.delta(stage), args.scale_log2);
     uint32_t p_op[kTileRows / 16][4], ds_op[kTileRows / 16][4];
     to_operand<T, kTileRows>(p_op, st);
@@ -609,10 +602,7 @@ bool try_pass(const BwdParams &p, const void *a, const void *b, const void *c, c
 // Whether MHA_DETERMINISTIC asks for gradients that are the same bits on every run: the two passes
 // rather than the fused one, whose float32 additions to dQ land in no fixed order.
 inline bool deterministic_requested() {
-  static const bool requested = [] {
-    const char *value = std::getenv("MHA_DETERMINISTIC");
-    return value != nullptr && value[0] != '\0' && value[0] != '0';
-  }();
+  static const bool requested = env_flag("MHA_DETERMINISTIC");
   return requested;
 }
 

@@ -355,16 +355,19 @@ bool tensor_map(CUtensorMap *map, const void *data, int heads_total, int seq, in
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+// Whether the environment variable `name` is set to anything but empty or "0".
+inline bool env_flag(const char *name) {
+  const char *value = std::getenv(name);
+  return value != nullptr && value[0] != '\0' && value[0] != '0';
+}
+
 // Whether KERNEL runs on the current device: compute capability 9.0, sm_90a code for it in the
 // library (the binary the runtime picked is version 90 and admits THREADS threads a block, which
 // the empty stubs of other builds do not), SMEM bytes of shared memory granted, and not turned off
 // with MHA_DISABLE_SM90. Decided once per device and kernel.
 template <auto *KERNEL, int SMEM, int THREADS>
 bool usable_on_current_device() {
-  static const bool disabled = [] {
-    const char *value = std::getenv("MHA_DISABLE_SM90");
-    return value != nullptr && value[0] != '\0' && value[0] != '0';
-  }();
+  static const bool disabled = env_flag("MHA_DISABLE_SM90");
   constexpr int kMaxDevices = 64;
   static signed char decided[kMaxDevices];  // 0: not yet, 1: yes, -1: no (a race decides twice, alike)
   int device = 0;

@@ -5,18 +5,22 @@ The libraries are built elsewhere (native/gpu-check/build.sh, which needs Java a
 GPU) and loaded here with ctypes. Modes:
   check.py correctness DIST     every dtype x head dim x causal on several shapes, forward outputs,
                                 log-sum-exp and gradients against a float64 reference; outputs
-                                poisoned with NaN first; NaN never passes
+                                poisoned with NaN first; NaN never passes; then the FP8 (e4m3)
+                                forward (head dim 128, fp16/bf16 out, causal and not) against the
+                                float64 reference on the values its bytes stand for
   check.py two-copies DIST      the release copy and a deliberately different one (variant 2) in one
                                 process, both loaded RTLD_GLOBAL, in both load orders: each answers
                                 with its own kernels
   check.py timing DIST          forward and backward against torch SDPA: batch 4, 16 heads, head
-                                dim 128 and 64, seq 1k/4k/8k/16k, fp16/bf16
+                                dim 128 and 64, seq 1k/4k/8k/16k, fp16/bf16; the FP8 forward
+                                (head dim 128) against SDPA's fp16 forward
   check.py quick DIST           correctness on one small shape (to run under compute-sanitizer)
   check.py repeat DIST          the backward twice on the same inputs (fp16 and bf16, 2x8x2048, head
                                 dim 64 and 128, causal and not): which gradients came out the same
                                 bits; with MHA_DETERMINISTIC=1 all must
-  check.py profile DIST         one forward and backward, fp16, b=4 h=16 s=4096 d=128, full then
-                                causal: the launches to look at with ncu
+  check.py profile DIST         one forward and backward, fp16, b=4 h=16 s=4096 d=128, and one FP8
+                                forward, full then causal: the launches to look at with ncu
+  check.py fp8 DIST             the FP8 forward's part of correctness and timing alone
   check.py all DIST             the three, writing results.json and report.md to $OUT (or .)
 Exit status 1 when any check fails.
 """
@@ -37,6 +41,13 @@ DTYPES = {"f32": (0, torch.float32), "f16": (1, torch.float16), "bf16": (2, torc
 # the rounded inputs, so the output rounding dominates; gradients get twice the bound.
 BOUNDS = {"f32": 1e-4, "f16": 2e-3, "bf16": 1.6e-2}
 LSE_BOUND = 1e-3
+# The FP8 forward's bounds. out: P enters the second product as e4m3 (3 mantissa bits), so the
+# weights are rounded by up to 1/16 of themselves, on top of the output dtype's rounding (measured
+# up to 3.1e-2 on an H100). lse: the e4m3 products accumulate with less than float32's precision
+# (measured up to 8.6e-4).
+FP8_BOUND = 6e-2
+FP8_LSE_BOUND = 3e-3
+E4M3_MAX = 448.0
 
 
 class FwdArgs(ctypes.Structure):
@@ -55,6 +66,15 @@ class BwdArgs(ctypes.Structure):
                 ("dv", ctypes.c_void_p), ("workspace", ctypes.c_void_p)]
 
 
+class Fp8FwdArgs(ctypes.Structure):
+    _fields_ = [("out_dtype", ctypes.c_int), ("batch", ctypes.c_int), ("heads", ctypes.c_int),
+                ("seq_len", ctypes.c_int), ("head_dim", ctypes.c_int), ("scale", ctypes.c_float),
+                ("causal", ctypes.c_int), ("q", ctypes.c_void_p), ("k", ctypes.c_void_p),
+                ("v", ctypes.c_void_p), ("q_scale", ctypes.c_float), ("k_scale", ctypes.c_float),
+                ("v_scale", ctypes.c_float), ("out", ctypes.c_void_p), ("lse", ctypes.c_void_p),
+                ("workspace", ctypes.c_void_p)]
+
+
 class Mha:
     """One loaded copy of libmha. RTLD_GLOBAL is the harshest way to load two copies: every
     exported symbol of the first becomes a candidate for the second's references."""
@@ -64,7 +84,9 @@ class Mha:
         self.lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
         self.lib.mha_fwd.argtypes = [ctypes.c_int, ctypes.POINTER(FwdArgs), ctypes.c_void_p]
         self.lib.mha_bwd.argtypes = [ctypes.c_int, ctypes.POINTER(BwdArgs), ctypes.c_void_p]
+        self.lib.mha_fwd_fp8.argtypes = [ctypes.c_int, ctypes.POINTER(Fp8FwdArgs), ctypes.c_void_p]
         self.lib.mha_bwd_workspace_size.restype = ctypes.c_size_t
+        self.lib.mha_fwd_fp8_workspace_size.restype = ctypes.c_size_t
         self.lib.mha_status_string.restype = ctypes.c_char_p
         self.lib.mha_last_cuda_error.restype = ctypes.c_char_p
         self.lib.mha_version.restype = ctypes.c_char_p
@@ -72,6 +94,10 @@ class Mha:
     def workspace(self, b, h, s):
         """The backward's device workspace, NaN-filled: a kernel must not read what none wrote."""
         return torch.full((self.lib.mha_bwd_workspace_size(b, h, s) // 4,), float("nan"), device="cuda")
+
+    def fp8_workspace(self, b, h, s, d):
+        """The FP8 forward's device workspace, filled with 0xff (e4m3 NaN): unwritten bytes read show."""
+        return torch.full((self.lib.mha_fwd_fp8_workspace_size(b, h, s, d),), 255, dtype=torch.uint8, device="cuda")
 
     def variant(self):
         return self.lib.mha_kernel_variant()
@@ -86,6 +112,13 @@ class Mha:
         args = FwdArgs(dtype_code(q), b, h, s, d, scale, int(causal), q.data_ptr(), k.data_ptr(),
                        v.data_ptr(), out.data_ptr(), lse.data_ptr())
         self._check(self.lib.mha_fwd(backend, ctypes.byref(args), stream(backend)), "mha_fwd")
+
+    def fwd_fp8(self, q8, k8, v8, scales, causal, scale, out, lse, workspace):
+        """q8, k8, v8: float8_e4m3fn tensors standing for their values times scales[0..2]."""
+        b, h, s, d = q8.shape
+        args = Fp8FwdArgs(dtype_code(out), b, h, s, d, scale, int(causal), q8.data_ptr(), k8.data_ptr(),
+                          v8.data_ptr(), *scales, out.data_ptr(), lse.data_ptr(), workspace.data_ptr())
+        self._check(self.lib.mha_fwd_fp8(MHA_CUDA, ctypes.byref(args), stream(MHA_CUDA)), "mha_fwd_fp8")
 
     def bwd(self, q, k, v, out, dout, lse, causal, scale, dq, dk, dv, workspace):
         b, h, s, d = q.shape
@@ -137,6 +170,44 @@ def torch_sdpa(q, k, v, dout, causal, scale):
     return out.detach(), qg.grad, kg.grad, vg.grad
 
 
+def quantized(t):
+    """t as e4m3 with one scale for the tensor (its largest magnitude at e4m3's largest), and the
+    values the bytes stand for."""
+    scale = t.abs().max().float().item() / E4M3_MAX
+    t8 = (t.float() / scale).to(torch.float8_e4m3fn)
+    return t8, scale, t8.double() * scale
+
+
+def correctness_fp8(mha, shapes):
+    rows, failures = [], 0
+    gen = torch.Generator(device="cuda").manual_seed(20261125)
+    dim = 128
+    for name in ("f16", "bf16"):
+        for causal in (False, True):
+            for (b, h, s) in shapes:
+                scale = 1.0 / math.sqrt(dim)
+                q, k, v = (torch.randn(b, h, s, dim, device="cuda", generator=gen) for _ in range(3))
+                (q8, qs, q64), (k8, ks, k64), (v8, vs, v64) = quantized(q), quantized(k), quantized(v)
+                out, lse = poisoned(q, DTYPES[name][1]), poisoned(q[..., 0], torch.float32)
+                mha.fwd_fp8(q8, k8, v8, (qs, ks, vs), causal, scale, out, lse, mha.fp8_workspace(b, h, s, dim))
+                torch.cuda.synchronize()
+                ref = reference(q64, k64, v64, torch.zeros_like(q64), causal, scale)
+                # Yardstick: the fp16 path (SDPA) on the same values rounded to fp16.
+                t_out = F.scaled_dot_product_attention(*(x.to(DTYPES[name][1]) for x in (q64, k64, v64)),
+                                                       is_causal=causal, scale=scale)
+                err = rel_error(out, ref[0])
+                lse_err = (lse.double() - ref[1]).abs().max().item() if torch.isfinite(lse).all() else math.inf
+                ok = err <= FP8_BOUND and lse_err <= FP8_LSE_BOUND
+                failures += not ok
+                rows.append({"dtype": "e4m3->" + name, "dim": dim, "causal": causal, "batch": b, "heads": h,
+                             "seq": s, "ours": {"out": err}, "lse": lse_err, "torch": {"out": rel_error(t_out, ref[0])},
+                             "bound": FP8_BOUND, "pass": ok})
+                print("%s e4m3->%-4s d=%-3d causal=%d b=%d h=%d s=%-4d out %.1e lse %.1e | torch %s out %.1e" % (
+                    "PASS" if ok else "FAIL", name, dim, causal, b, h, s, err, lse_err, name,
+                    rows[-1]["torch"]["out"]), flush=True)
+    return rows, failures
+
+
 def correctness(dist, shapes=((2, 3, 67), (1, 4, 256), (2, 2, 1000))):
     mha = Mha(os.path.join(dist, "release", "libmha.so"))
     assert mha.variant() == 1, "the release build must report kernel variant 1"
@@ -175,7 +246,8 @@ def correctness(dist, shapes=((2, 3, 67), (1, 4, 256), (2, 2, 1000))):
                               "PASS" if ok else "FAIL", name, dim, causal, b, h, s, ours["out"], lse_err,
                               ours["dq"], ours["dk"], ours["dv"], theirs["out"], theirs["dq"],
                               theirs["dk"], theirs["dv"]), flush=True)
-    return rows, failures
+    fp8_rows, fp8_failures = correctness_fp8(mha, shapes)
+    return rows + fp8_rows, failures + fp8_failures
 
 
 def two_copies_child(dist, order):
@@ -268,6 +340,30 @@ def timing(dist):
                           ours_bwd, row["ours_bwd_tflops"], torch_bwd, row["torch_bwd_tflops"]), flush=True)
                 del q, k, v, dout, out, dq, dk, dv, qg, kg, vg, o
                 torch.cuda.empty_cache()
+    rows += timing_fp8(mha)
+    return rows
+
+
+def timing_fp8(mha):
+    """The FP8 forward (transposition of V included) against SDPA's fp16 forward on the same values."""
+    rows, b, h, d = [], 4, 16, 128
+    for s in (4096, 8192, 16384):
+        for causal in (False, True):
+            scale = d ** -0.5
+            q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.float16) for _ in range(3))
+            (q8, qs, _), (k8, ks, _), (v8, vs, _) = quantized(q), quantized(k), quantized(v)
+            out, lse, ws = torch.empty_like(q), torch.empty(b, h, s, device="cuda"), mha.fp8_workspace(b, h, s, d)
+            ours = cuda_time_ms(lambda: mha.fwd_fp8(q8, k8, v8, (qs, ks, vs), causal, scale, out, lse, ws), 3, 20)
+            qg, kg, vg = (t.clone().requires_grad_() for t in (q, k, v))
+            torch_fwd = cuda_time_ms(lambda: F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, scale=scale), 3, 20)
+            flops = 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
+            row = {"seq": s, "dim": d, "dtype": "e4m3", "causal": causal, "ours_fwd_ms": ours, "torch_fwd_ms": torch_fwd,
+                   "ours_fwd_tflops": flops / ours / 1e9, "torch_fwd_tflops": flops / torch_fwd / 1e9}
+            rows.append(row)
+            print("time-fp8 s=%d d=%d causal=%d  fwd e4m3 ours %.3f ms (%.1f TFLOP/s) torch f16 %.3f ms (%.0f)" % (
+                s, d, causal, ours, row["ours_fwd_tflops"], torch_fwd, row["torch_fwd_tflops"]), flush=True)
+            del q, k, v, q8, k8, v8, out, ws, qg, kg, vg
+            torch.cuda.empty_cache()
     return rows
 
 
@@ -277,9 +373,12 @@ def profile(dist):
     q, k, v, dout = (torch.randn(b, h, s, d, device="cuda", dtype=torch.float16) for _ in range(4))
     out, lse = torch.empty_like(q), torch.empty(b, h, s, device="cuda")
     dq, dk, dv, ws = torch.empty_like(q), torch.empty_like(q), torch.empty_like(q), mha.workspace(b, h, s)
+    (q8, qs, _), (k8, ks, _), (v8, vs, _) = quantized(q), quantized(k), quantized(v)
+    ws8 = mha.fp8_workspace(b, h, s, d)
     for causal in (False, True):
         mha.fwd(q, k, v, causal, d ** -0.5, out, lse)
         mha.bwd(q, k, v, out, dout, lse, causal, d ** -0.5, dq, dk, dv, ws)
+        mha.fwd_fp8(q8, k8, v8, (qs, ks, vs), causal, d ** -0.5, out, lse, ws8)
     torch.cuda.synchronize()
 
 
@@ -334,6 +433,11 @@ def main():
     if mode == "quick":  # one small shape per instance, for compute-sanitizer
         report["correctness"], f = correctness(dist, shapes=((1, 2, 67),))
         failures += f
+    if mode == "fp8":  # the FP8 forward alone: correctness and timing
+        mha = Mha(os.path.join(dist, "release", "libmha.so"))
+        report["correctness"], f = correctness_fp8(mha, ((2, 3, 67), (1, 4, 256), (2, 2, 1000)))
+        failures += f
+        report["timing"] = timing_fp8(mha)
     if mode == "repeat":
         report["repeat"], f = repeat(dist)
         failures += f

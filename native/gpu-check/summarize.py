@@ -8,11 +8,30 @@ ERR = re.compile(r"(PASS|FAIL) (\w+)\s+d=(\d+)\s+causal=(\d) b=\d+ h=\d+ s=\d+\s
                  r" \| torch out (\S+) dq (\S+) dk (\S+) dv (\S+)")
 TIME = re.compile(r"time s=(\d+) (?:d=(\d+) )?(\w+)\s+causal=(\d)\s+fwd ours (\S+) ms \((\S+) TFLOP/s\) torch (\S+) ms \((\S+)\)\s+"
                   r"bwd ours (\S+) ms \((\S+)\) torch (\S+) ms \((\S+)\)")
+FP8_ERR = re.compile(r"(PASS|FAIL) e4m3->(\w+)\s+d=(\d+)\s+causal=(\d) b=\d+ h=\d+ s=\d+\s+out (\S+) lse (\S+)"
+                     r" \| torch \w+ out (\S+)")
+FP8_TIME = re.compile(r"time-fp8 s=(\d+) d=(\d+) causal=(\d)\s+fwd e4m3 ours (\S+) ms \((\S+) TFLOP/s\) torch f16 (\S+) ms"
+                      r" \((\S+)\)")
 BOUNDS = {"f32": 1e-4, "f16": 2e-3, "bf16": 1.6e-2}
+FP8_BOUND = 6e-2
 
 worst, verdict, order = {}, {}, []
-timing = []
+timing, fp8_worst, fp8_verdict, fp8_order, fp8_timing = [], {}, {}, [], []
 for line in open(sys.argv[1]):
+    m = FP8_ERR.search(line)
+    if m:
+        key = (m.group(2), int(m.group(3)), m.group(4) == "1")
+        values = [float(x) for x in m.groups()[4:]]
+        if key not in fp8_worst:
+            fp8_order.append(key)
+            fp8_worst[key], fp8_verdict[key] = values, True
+        fp8_worst[key] = [max(a, b) for a, b in zip(fp8_worst[key], values)]
+        fp8_verdict[key] &= m.group(1) == "PASS"
+        continue
+    m = FP8_TIME.search(line)
+    if m:
+        fp8_timing.append(m.groups())
+        continue
     m = ERR.search(line)
     if m:
         key = (m.group(2), int(m.group(3)), m.group(4) == "1")
@@ -40,3 +59,15 @@ for s, d, dt, c, of, oft, tf, tft, ob, obt, tb, tbt in timing:
     print("| %s | %s | %s | %s | %s | %s | %.0f %% | %s | %s | %.0f %% | %s / %s | %s / %s |" % (
         s, d or "128", dt, "yes" if c == "1" else "no", of, tf, 100 * float(tf) / float(of), ob, tb,
         100 * float(tb) / float(ob), oft, tft, obt, tbt))
+print()
+print("| output | head dim | causal | out | lse (abs) | torch SDPA out (same values in the output dtype) | bound out | |")
+print("|---|---|---|---|---|---|---|---|")
+for key in fp8_order:
+    print("| %s | %d | %s | %.1e | %.1e | %.1e | %.1e | %s |" % (
+        key[0], key[1], "yes" if key[2] else "no", *fp8_worst[key], FP8_BOUND, "PASS" if fp8_verdict[key] else "FAIL"))
+print()
+print("| seq | head dim | causal | fwd e4m3 ours ms | fwd f16 SDPA ms | ours / SDPA f16 throughput | TFLOP/s ours / SDPA f16 |")
+print("|---|---|---|---|---|---|---|")
+for s, d, c, of, oft, tf, tft in fp8_timing:
+    print("| %s | %s | %s | %s | %s | %.0f %% | %s / %s |" % (
+        s, d, "yes" if c == "1" else "no", of, tf, 100 * float(tf) / float(of), oft, tft))

@@ -44,6 +44,8 @@ float half_to_float(unsigned short bits);
 unsigned short float_to_half(float value);
 float bf16_to_float(unsigned short bits);
 unsigned short float_to_bf16(float value);
+// OCP FP8 E4M3 (bias 7, no infinities, 0x7f/0xff NaN) to float: exact.
+float e4m3_to_float(unsigned char bits);
 
 // Runs fn(i) for i in [0, n) on all cores (MHA_NUM_THREADS overrides the count).
 void parallel_for(std::size_t n, void (*fn)(std::size_t, void *), void *context);
@@ -68,6 +70,23 @@ struct BwdParams {
   float *dq_accum = nullptr;  // workspace after delta: float32 dQ for the fused sm_90a pass
 };
 
+// The e4m3 forward: q, k and v in e4m3 (fwd.scale includes q's and k's scales), out fp16 or bf16.
+struct Fp8FwdParams {
+  FwdParams fwd;
+  float v_scale;
+  bool out_bf16;
+  void *v_transposed;  // workspace of fp8_fwd_workspace_bytes(), 16-byte aligned
+};
+
+// The e4m3 forward's V^T: keys padded to whole tiles of 128.
+inline int fp8_padded_seq(int seq) { return (seq + 127) / 128 * 128; }
+inline std::size_t fp8_fwd_workspace_bytes(std::size_t heads_total, int seq, int dim) {
+  return heads_total * dim * static_cast<std::size_t>(fp8_padded_seq(seq));
+}
+
+// A launcher's answer when the device cannot run its kernel (the e4m3 forward off Hopper).
+constexpr int kNotRunnable = -1;
+
 // Every kernel instance: dtype x head dim x causal. Each direction's instances live in one .cu
 // file apiece (src/main/kernels/*/cuda, written by src/main/kernels/generate-instances.sh).
 #define MHA_CUDA_INSTANCES(X) \
@@ -91,6 +110,13 @@ struct BwdParams {
   MHA_CUDA_LAUNCHER int bwd_##T##_d##D##_c##C(const BwdParams &params, void *stream);
 MHA_CUDA_INSTANCES(MHA_DECLARE_LAUNCHERS)
 #undef MHA_DECLARE_LAUNCHERS
+
+// The e4m3 forward instances (head dim x causal): sm_90a only.
+#define MHA_CUDA_E4M3_INSTANCES(X) X(128, 0) X(128, 1)
+#define MHA_DECLARE_E4M3_LAUNCHER(D, C) \
+  MHA_CUDA_LAUNCHER int fwd_e4m3_d##D##_c##C(const Fp8FwdParams &params, void *stream);
+MHA_CUDA_E4M3_INSTANCES(MHA_DECLARE_E4M3_LAUNCHER)
+#undef MHA_DECLARE_E4M3_LAUNCHER
 
 MHA_CUDA_LAUNCHER const char *error_string(int error);
 

@@ -1,5 +1,7 @@
 // The exported C API: argument checks, dtype conversion around the float32 CPU kernels, and the
 // choice of CUDA kernel instance. Every entry point catches exceptions: none may cross into C.
+#include <cmath>
+#include <cstdint>
 #include <new>
 #include <string>
 #include <vector>
@@ -64,8 +66,17 @@ class FloatOutput {
   std::vector<float> scratch_;
 };
 
+// An e4m3 host tensor as float32 values times `scale`: the exact values the CPU kernels then use.
+std::vector<float> dequantised(const void *data, std::size_t count, float scale) {
+  const auto *bytes = static_cast<const unsigned char *>(data);
+  std::vector<float> values(count);
+  for (std::size_t i = 0; i < count; ++i) values[i] = mha::e4m3_to_float(bytes[i]) * scale;
+  return values;
+}
+
 namespace cuda = mha::cuda;
 using FwdLauncher = int (*)(const cuda::FwdParams &, void *);
+using Fp8FwdLauncher = int (*)(const cuda::Fp8FwdParams &, void *);
 using BwdLauncher = int (*)(const cuda::BwdParams &, void *);
 
 // The dtype tags of MHA_CUDA_INSTANCES as API values.
@@ -88,6 +99,14 @@ BwdLauncher bwd_launcher(mha_dtype dtype, int dim, bool causal) {
   return nullptr;
 }
 
+Fp8FwdLauncher fp8_fwd_launcher(int dim, bool causal) {
+#define MHA_MATCH(D, C) \
+  if (dim == D && causal == ((C) != 0)) return &cuda::fwd_e4m3_d##D##_c##C;
+  MHA_CUDA_E4M3_INSTANCES(MHA_MATCH)
+#undef MHA_MATCH
+  return nullptr;
+}
+
 bool cuda_compiled() { return &cuda::error_string != nullptr; }
 
 constexpr int kMaxCudaHeadDim = 128;
@@ -100,6 +119,7 @@ size_t dq_accum_offset(size_t rows) { return (rows + 3) / 4 * 4; }
 
 int cuda_status(int error) {
   if (error == 0) return MHA_OK;
+  if (error == cuda::kNotRunnable) return MHA_ERR_UNSUPPORTED;
   last_cuda_error = cuda::error_string(error);
   return MHA_ERR_CUDA;
 }
@@ -158,6 +178,34 @@ int run_bwd(mha_backend backend, const mha_bwd_args &a, void *stream) {
   return MHA_OK;
 }
 
+bool valid_scale(float scale) { return std::isfinite(scale) && scale > 0.f; }
+
+int run_fwd_fp8(mha_backend backend, const mha_fwd_fp8_args &a, void *stream) {
+  if (!valid_backend(backend) || (a.out_dtype != MHA_F16 && a.out_dtype != MHA_BF16) ||
+      !valid_shape(a.batch, a.heads, a.seq_len, a.head_dim) || !valid_scale(a.q_scale) ||
+      !valid_scale(a.k_scale) || !valid_scale(a.v_scale) || !a.q || !a.k || !a.v || !a.out) {
+    return MHA_ERR_ARGUMENT;
+  }
+  if (backend == MHA_CUDA) {
+    if (!cuda_compiled()) return MHA_ERR_NO_CUDA;
+    const Fp8FwdLauncher launcher = fp8_fwd_launcher(a.head_dim, a.causal != 0);
+    if (launcher == nullptr) return MHA_ERR_UNSUPPORTED;
+    if (!a.workspace || reinterpret_cast<std::uintptr_t>(a.workspace) % 16 != 0) return MHA_ERR_ARGUMENT;
+    const cuda::FwdParams fwd{a.q,     a.k,      a.v,         a.out, a.lse, a.batch, a.heads, a.seq_len,
+                              a.scale * a.q_scale * a.k_scale};
+    return cuda_status(launcher(cuda::Fp8FwdParams{fwd, a.v_scale, a.out_dtype == MHA_BF16, a.workspace}, stream));
+  }
+  const mha::Shape s = shape_of(a.batch, a.heads, a.seq_len, a.head_dim, a.scale, a.causal);
+  const std::size_t n = s.elements();
+  const std::vector<float> q = dequantised(a.q, n, a.q_scale), k = dequantised(a.k, n, a.k_scale),
+                           v = dequantised(a.v, n, a.v_scale);
+  FloatOutput out(a.out_dtype, a.out, n);
+  auto kernel = backend == MHA_CPU_REFERENCE ? mha::cpu_reference_fwd : mha::cpu_blocked_fwd;
+  kernel(s, q.data(), k.data(), v.data(), out.get(), a.lse);
+  out.commit();
+  return MHA_OK;
+}
+
 // Maps exceptions (allocation failures of the CPU scratch buffers) to status codes.
 template <typename Run>
 int guarded(Run run) {
@@ -190,6 +238,16 @@ int mha_bwd(mha_backend backend, const mha_bwd_args *args, void *stream) {
   return guarded([&] { return run_bwd(backend, *args, stream); });
 }
 
+int mha_fwd_fp8(mha_backend backend, const mha_fwd_fp8_args *args, void *stream) {
+  if (!args) return MHA_ERR_ARGUMENT;
+  return guarded([&] { return run_fwd_fp8(backend, *args, stream); });
+}
+
+size_t mha_fwd_fp8_workspace_size(int batch, int heads, int seq_len, int head_dim) {
+  if (!valid_shape(batch, heads, seq_len, head_dim)) return 0;
+  return mha::cuda::fp8_fwd_workspace_bytes(static_cast<size_t>(batch) * heads, seq_len, head_dim);
+}
+
 size_t mha_bwd_workspace_size(int batch, int heads, int seq_len) {
   if (!valid_shape(batch, heads, seq_len, 1)) return 0;
   const size_t rows = static_cast<size_t>(batch) * heads * seq_len;
@@ -200,7 +258,9 @@ const char *mha_status_string(int status) {
   switch (status) {
     case MHA_OK: return "ok";
     case MHA_ERR_ARGUMENT: return "invalid argument (null pointer, non-positive size, unknown dtype or backend)";
-    case MHA_ERR_UNSUPPORTED: return "head_dim not supported by this backend (CUDA: 64 or 128)";
+    case MHA_ERR_UNSUPPORTED:
+      return "not supported by this backend: head_dim (CUDA: 64 or 128), or FP8 off an H100/H200, at a head_dim "
+             "other than 128 or with unaligned tensors";
     case MHA_ERR_NO_CUDA: return "libmha was built without nvcc: no CUDA kernels";
     case MHA_ERR_CUDA: return "CUDA error (see mha_last_cuda_error)";
     case MHA_ERR_MEMORY: return "out of host memory for scratch buffers";

@@ -1,5 +1,6 @@
-// fp16 and bf16 <-> float32 by bit manipulation (round to nearest even, NaN stays NaN), so the CPU
-// backends accept the same dtypes as the CUDA kernels without a compiler's _Float16 support.
+// fp16 and bf16 <-> float32 by bit manipulation (round to nearest even, NaN stays NaN), and e4m3 to
+// float32, so the CPU backends accept the same dtypes as the CUDA kernels without a compiler's
+// _Float16 or FP8 support.
 #include <cstdint>
 #include <cstring>
 
@@ -62,6 +63,19 @@ unsigned short float_to_bf16(float value) {
   const std::uint32_t x = bits_of(value);
   if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<unsigned short>((x >> 16) | 0x40u);
   return static_cast<unsigned short>(round_shift(x, 16));
+}
+
+float e4m3_to_float(unsigned char bits) {
+  const int exponent = (bits >> 3) & 0xf, mantissa = bits & 0x7;
+  float magnitude;
+  if (exponent == 0xf && mantissa == 0x7) {
+    magnitude = float_of(0x7fc00000u);  // NaN
+  } else if (exponent == 0) {  // subnormal: mantissa * 2^-9
+    magnitude = static_cast<float>(mantissa) * 0.001953125f;
+  } else {
+    magnitude = float_of(static_cast<std::uint32_t>(exponent - 7 + 127) << 23 | static_cast<std::uint32_t>(mantissa) << 20);
+  }
+  return bits & 0x80 ? -magnitude : magnitude;
 }
 
 }  // namespace mha

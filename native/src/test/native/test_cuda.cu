@@ -1,11 +1,13 @@
 /*
  * The CUDA backend against the CPU reference, on the GPU: forward (out, lse) and backward (dq, dk,
  * dv), f16 and bf16, causal and not, head_dim 64 and 128, with a sequence length that does not
- * divide the tiles. Compiled only where nvcc is (the kernel test goal skips it otherwise, saying
+ * divide the tiles; the FP8 (e4m3) forward against the CPU's on the same bytes, where the GPU has
+ * it (an H100/H200). Compiled only where nvcc is (the kernel test goal skips it otherwise, saying
  * so); on a machine without a GPU it exits 77 with the reason (skipped, not failed).
  */
 #include "mha.h"
 
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -138,6 +140,61 @@ static void compare(mha_dtype dtype, int dim, int causal, unsigned seed) {
   }
 }
 
+/* Bound on the e4m3 forward's error relative to the largest output: the weights P go into P V as
+ * e4m3 (3 mantissa bits: each rounded by up to 1/16 of itself), on top of the output's rounding
+ * (measured up to 3.1e-2 on an H100); its lse within 1e-3 (measured up to 6e-5). */
+static const double kFp8Bound = 6e-2;
+
+static void compare_fp8(mha_dtype out_dtype, int causal, unsigned seed) {
+  const int batch = 1, heads = 2, seq = 131, dim = 128;
+  const size_t n = (size_t)batch * heads * seq * dim, rows = (size_t)batch * heads * seq;
+  const float units[3] = {160, 224, 100}; /* e4m3 steps per unit of q, k, v */
+  std::vector<uint8_t> in[3];
+  for (int t = 0; t < 3; t++) {
+    in[t].resize(n);
+    for (auto &x : in[t]) {
+      seed = seed * 1664525u + 1013904223u;
+      x = __nv_fp8_e4m3((((seed >> 8) / 16777216.0f) * 2 - 1) * units[t]).__x;
+    }
+  }
+  const float scale = 1.0f / std::sqrt((float)dim);
+  std::vector<uint16_t> out_ref(n);
+  std::vector<float> lse_ref(rows);
+  mha_fwd_fp8_args fwd = {out_dtype, batch, heads, seq, dim, scale, causal, in[0].data(), in[1].data(), in[2].data(),
+                          1 / units[0], 1 / units[1], 1 / units[2], out_ref.data(), lse_ref.data(), nullptr};
+  expect(mha_fwd_fp8(MHA_CPU_REFERENCE, &fwd, nullptr) == MHA_OK, "reference fp8 forward");
+  uint8_t *d_q = device_copy(in[0]), *d_k = device_copy(in[1]), *d_v = device_copy(in[2]);
+  uint16_t *d_out = device_copy(std::vector<uint16_t>(n));
+  float *d_lse = device_copy(std::vector<float>(rows));
+  void *workspace = nullptr;
+  check_cuda(cudaMalloc(&workspace, mha_fwd_fp8_workspace_size(batch, heads, seq, dim)), "cudaMalloc");
+  mha_fwd_fp8_args gfwd = fwd;
+  gfwd.q = d_q;
+  gfwd.k = d_k;
+  gfwd.v = d_v;
+  gfwd.out = d_out;
+  gfwd.lse = d_lse;
+  gfwd.workspace = workspace;
+  const int rc = mha_fwd_fp8(MHA_CUDA, &gfwd, nullptr);
+  const char *name = out_dtype == MHA_BF16 ? "bf16" : "f16 ";
+  if (rc == MHA_ERR_UNSUPPORTED) {
+    std::printf("SKIP e4m3->%s causal=%d: %s\n", name, causal, mha_status_string(rc));
+  } else {
+    if (rc != MHA_OK) std::printf("mha_fwd_fp8: %s %s\n", mha_status_string(rc), mha_last_cuda_error());
+    expect(rc == MHA_OK, "CUDA fp8 forward");
+    check_cuda(cudaDeviceSynchronize(), "kernels");
+    const double e_out = max_relative_error(out_dtype, host_copy(d_out, n), out_ref);
+    const std::vector<float> lse = host_copy(d_lse, rows);
+    double e_lse = 0;
+    for (size_t i = 0; i < rows; i++) e_lse = std::fmax(e_lse, std::fabs(lse[i] - lse_ref[i]));
+    const bool ok = rc == MHA_OK && e_out <= kFp8Bound && e_lse <= 1e-3;
+    std::printf("%s e4m3->%s d=%d causal=%d  out %.2e lse %.2e (bound %.0e)\n", ok ? "PASS" : "FAIL", name, dim, causal,
+                e_out, e_lse, kFp8Bound);
+    if (!ok) failures++;
+  }
+  for (void *p : {(void *)d_q, (void *)d_k, (void *)d_v, (void *)d_out, (void *)d_lse, workspace}) cudaFree(p);
+}
+
 int main() {
   /* nvcc compiled this program, so it compiled the library's kernels too. */
   expect(mha_cuda_available() == 1, "mha_cuda_available() in a build with nvcc");
@@ -156,6 +213,7 @@ int main() {
     for (int dim : {64, 128}) {
       for (int causal = 0; causal <= 1; causal++) compare(dtype, dim, causal, seed++);
     }
+    for (int causal = 0; causal <= 1; causal++) compare_fp8(dtype, causal, seed++);
   }
   std::printf(failures ? "CUDA tests FAILED (%d)\n" : "all CUDA tests passed\n", failures);
   return failures ? 1 : 0;

@@ -1,7 +1,7 @@
 /*
  * Tests libmha's CPU backends through the C API against a float64 reference on random inputs:
  * forward (out, lse) and backward (dq, dk, dv), for f32, f16 and bf16, causal and not, with sizes
- * that do not divide the tiles. Outputs are poisoned with NaN first, so an element a kernel never
+ * that do not divide the tiles; the FP8 (e4m3) forward with its per-tensor scales. Outputs are poisoned with NaN first, so an element a kernel never
  * writes fails, and NaN never passes a bound.
  * Environment: MHA_EXPECT_CUDA=0|1 says whether the build compiled the CUDA kernels.
  */
@@ -74,6 +74,25 @@ static void to_bits(mha_dtype dtype, void *data, size_t i, double value) {
     }
     ((uint16_t *)data)[i] = (uint16_t)(sign | ((exponent + 14) << 10) | ((int)steps - 1024));
   }
+}
+
+/* OCP FP8 E4M3: sign, 4 exponent bits (bias 7), 3 mantissa bits; 0x7f and 0xff are NaN. */
+static double e4m3_value(uint8_t bits) {
+  int exponent = (bits >> 3) & 0xf, mantissa = bits & 7;
+  double magnitude = exponent == 0xf && mantissa == 7 ? NAN
+                     : exponent == 0                  ? ldexp(mantissa, -9)
+                                                      : ldexp(8 + mantissa, exponent - 10);
+  return (bits & 0x80) ? -magnitude : magnitude;
+}
+
+/* The e4m3 code nearest to value (|value| <= 448), by trying every finite one. */
+static uint8_t e4m3_nearest(double value) {
+  uint8_t best = 0;
+  for (int code = 0; code < 256; code++) {
+    if ((code & 0x7f) == 0x7f) continue;
+    if (fabs(e4m3_value((uint8_t)code) - value) < fabs(e4m3_value(best) - value)) best = (uint8_t)code;
+  }
+  return best;
 }
 
 static void poison(mha_dtype dtype, void *data, size_t count) {
@@ -218,6 +237,84 @@ static void check(mha_backend backend, mha_dtype dtype, shape s, unsigned seed) 
   free(want_dq); free(want_dk); free(want_dv);
 }
 
+/* The FP8 forward: e4m3 inputs in [-1, 1] once scaled (each tensor with its own scale), against the
+ * float64 reference on the values the bytes stand for. */
+static void check_fp8(mha_backend backend, mha_dtype out_dtype, shape s, unsigned seed) {
+  size_t n = (size_t)s.batch * s.heads * s.seq * s.dim, rows = (size_t)s.batch * s.heads * s.seq;
+  const double units[3] = {160, 224, 100}; /* e4m3 steps per unit of q, k, v */
+  uint8_t *bytes[3];
+  double *values[3];
+  for (int t = 0; t < 3; t++) {
+    bytes[t] = malloc(n);
+    values[t] = malloc(n * 8);
+    for (size_t i = 0; i < n; i++) {
+      bytes[t][i] = e4m3_nearest(uniform(&seed) * units[t]);
+      values[t][i] = e4m3_value(bytes[t][i]) / units[t];
+    }
+  }
+  void *out = malloc(n * 2);
+  float *lse = malloc(rows * sizeof(float));
+  double *zeros = calloc(n, 8), *want_out = malloc(n * 8), *want_lse = malloc(rows * 8);
+  double *g[3] = {malloc(n * 8), malloc(n * 8), malloc(n * 8)};
+  poison(out_dtype, out, n);
+  for (size_t i = 0; i < rows; i++) lse[i] = NAN;
+  reference(&s, values[0], values[1], values[2], zeros, want_out, want_lse, g[0], g[1], g[2]);
+  mha_fwd_fp8_args fwd = {out_dtype, s.batch, s.heads, s.seq, s.dim, (float)s.scale, s.causal,
+                          bytes[0], bytes[1], bytes[2], (float)(1 / units[0]), (float)(1 / units[1]),
+                          (float)(1 / units[2]), out, lse, NULL};
+  int rc = mha_fwd_fp8(backend, &fwd, NULL);
+  double err_lse = 0;
+  for (size_t i = 0; i < rows; i++) {
+    double err = fabs(lse[i] - want_lse[i]);
+    if (!(err <= err_lse)) err_lse = err;
+  }
+  /* The 1/units scales are not exact in float32: a relative 6e-8 on each input, far below the bound. */
+  double err_out = relative_error(out_dtype, out, want_out, n);
+  int ok = rc == MHA_OK && err_out <= bound(out_dtype) && err_lse <= 1e-4;
+  printf("%s %s e4m3->%-4s b=%d h=%d s=%d d=%d causal=%d  out %.2e lse %.2e (bound %.0e)\n", ok ? "PASS" : "FAIL",
+         backend == MHA_CPU_REFERENCE ? "reference" : "blocked  ", dtype_name(out_dtype), s.batch, s.heads, s.seq,
+         s.dim, s.causal, err_out, err_lse, bound(out_dtype));
+  if (!ok) failures++;
+  for (int t = 0; t < 3; t++) {
+    free(bytes[t]);
+    free(values[t]);
+    free(g[t]);
+  }
+  free(out); free(lse); free(zeros); free(want_out); free(want_lse);
+}
+
+static void check_fp8_api_errors(void) {
+  uint8_t x[128] = {0};
+  uint16_t out[128];
+  mha_fwd_fp8_args fwd = {MHA_F16, 1, 1, 1, 128, 0.125f, 0, x, x, x, 1.f, 1.f, 1.f, out, NULL, NULL};
+  expect(mha_fwd_fp8(MHA_CPU_BLOCKED, &fwd, NULL) == MHA_OK, "fp8 forward on the CPU");
+  expect(mha_fwd_fp8(MHA_CPU_BLOCKED, NULL, NULL) == MHA_ERR_ARGUMENT, "fp8: null args rejected");
+  mha_fwd_fp8_args bad = fwd;
+  bad.out_dtype = MHA_F32;
+  expect(mha_fwd_fp8(MHA_CPU_BLOCKED, &bad, NULL) == MHA_ERR_ARGUMENT, "fp8: f32 output rejected");
+  bad = fwd;
+  bad.k_scale = 0.f;
+  expect(mha_fwd_fp8(MHA_CPU_BLOCKED, &bad, NULL) == MHA_ERR_ARGUMENT, "fp8: zero scale rejected");
+  bad = fwd;
+  bad.v_scale = NAN;
+  expect(mha_fwd_fp8(MHA_CPU_REFERENCE, &bad, NULL) == MHA_ERR_ARGUMENT, "fp8: NaN scale rejected");
+  bad = fwd;
+  bad.v = NULL;
+  expect(mha_fwd_fp8(MHA_CPU_REFERENCE, &bad, NULL) == MHA_ERR_ARGUMENT, "fp8: null v rejected");
+  /* V transposed, keys padded to 128: 2 x 3 heads x 128 dims x 128 keys of one byte */
+  expect(mha_fwd_fp8_workspace_size(2, 3, 5, 128) == 2 * 3 * 128 * 128, "fp8 workspace size");
+  expect(mha_fwd_fp8_workspace_size(2, 3, 0, 128) == 0, "fp8 workspace size of nothing");
+  if (mha_cuda_available()) {
+    /* Argument checks come before any CUDA call, so these run without a GPU. */
+    expect(mha_fwd_fp8(MHA_CUDA, &fwd, NULL) == MHA_ERR_ARGUMENT, "CUDA fp8 forward without workspace");
+    bad = fwd;
+    bad.head_dim = 64;
+    expect(mha_fwd_fp8(MHA_CUDA, &bad, NULL) == MHA_ERR_UNSUPPORTED, "CUDA fp8 head_dim 64 unsupported");
+  } else {
+    expect(mha_fwd_fp8(MHA_CUDA, &fwd, NULL) == MHA_ERR_NO_CUDA, "fp8: CUDA backend absent");
+  }
+}
+
 static void check_api_errors(void) {
   float x[64] = {0}, lse[1];
   mha_fwd_args fwd = {MHA_F32, 1, 1, 1, 64, 0.125f, 0, x, x, x, x, lse};
@@ -258,6 +355,7 @@ int main(void) {
   expect(strcmp(mha_version(), "0.2.0") == 0, "version");
   expect(mha_kernel_variant() == 1, "release kernel variant");
   check_api_errors();
+  check_fp8_api_errors();
   const mha_dtype dtypes[] = {MHA_F32, MHA_F16, MHA_BF16};
   const mha_backend backends[] = {MHA_CPU_REFERENCE, MHA_CPU_BLOCKED};
   unsigned seed = 1;
@@ -272,6 +370,14 @@ int main(void) {
         check(backends[b], dtypes[t], wide, seed++);
         check(backends[b], dtypes[t], odd, seed++);
       }
+    }
+  }
+  for (int b = 0; b < 2; b++) {
+    for (int causal = 0; causal <= 1; causal++) {
+      shape small = {2, 3, 67, 64, causal, 1.0 / sqrt(64.0)};
+      shape wide = {1, 2, 130, 128, causal, 1.0 / sqrt(128.0)};
+      check_fp8(backends[b], MHA_F16, small, seed++);
+      check_fp8(backends[b], MHA_BF16, wide, seed++);
     }
   }
   printf(failures ? "C API tests FAILED (%d)\n" : "all C API tests passed\n", failures);

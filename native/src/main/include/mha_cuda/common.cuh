@@ -4,6 +4,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -17,6 +18,8 @@ namespace mha::cuda {
 using f32 = float;
 using f16 = __half;
 using bf16 = __nv_bfloat16;
+// OCP FP8 E4M3 (torch.float8_e4m3fn): 4 exponent bits (bias 7), 3 mantissa bits, finite to 448.
+using e4m3 = __nv_fp8_e4m3;
 
 constexpr int kWarpSize = 32;
 constexpr unsigned kFullMask = 0xffffffffu;

@@ -55,12 +55,14 @@ __device__ __forceinline__ void tma_load(void *dst, const CUtensorMap *map, uint
       "l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(head), "r"(shared_address(bar))
       : "memory");
 }
-// Every 64-column atom of a tile of `rows` x D, rows row0.. of head `head`.
-template <int D>
+// Every 128-byte atom (64 columns of fp16/bf16, 128 of fp8) of a tile of `rows` x D elements of
+// ELEMENT_BYTES, rows row0.. of head `head`.
+template <int D, int ELEMENT_BYTES = 2>
 __device__ __forceinline__ void tma_load_tile(unsigned char *dst, int rows, const CUtensorMap *map, uint64_t *bar,
                                               int row0, int head) {
+  constexpr int kColumns = 128 / ELEMENT_BYTES;
 #pragma unroll
-  for (int a = 0; a < D / 64; ++a) tma_load(dst + a * rows * 128, map, bar, a * 64, row0, head);
+  for (int a = 0; a < D / kColumns; ++a) tma_load(dst + a * rows * 128, map, bar, a * kColumns, row0, head);
 }
 
 // A block of one producer warpgroup and CONSUMERS consumer warpgroups starts with the 64K register
@@ -130,13 +132,16 @@ __device__ __forceinline__ void mma_ss_transposed(float (&c)[16], uint64_t da, u
                : OUTS                                                                                          \
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db))
 
-// RK: c (+)= A B with A (four registers) from the thread and B K-major in shared memory.
-#define MHA_WGMMA_RK(N, TYPE, REGS, OUTS, A0, A1, A2, A3, B, P)                                              \
+// RK: c (+)= A B with A (four registers) from the thread and B K-major in shared memory. fp16 and
+// bf16 take k-steps of 16 and a transpose flag for B (0 here); e4m3 k-steps of 32 and no flag (its
+// shared-memory operands can only be K-major).
+#define MHA_WGMMA_RK_SHAPE(SHAPE, TAIL, REGS, A0, A1, A2, A3, B, P, ...)                                    \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #P ", 0;\n"                                                \
-               "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " " REGS ", {%" #A0 ",%" #A1  \
-               ",%" #A2 ",%" #A3 "}, %" #B ", p, 1, 1, 0;\n}\n"                                              \
-               : OUTS                                                                                         \
+               "wgmma.mma_async.sync.aligned." SHAPE " " REGS ", {%" #A0 ",%" #A1                             \
+               ",%" #A2 ",%" #A3 "}, %" #B ", p, 1, 1" TAIL ";\n}\n"                                         \
+               : __VA_ARGS__                                                                                  \
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(accumulate))
+#define MHA_WGMMA_RK(N, TYPE, ...) MHA_WGMMA_RK_SHAPE("m64n" #N "k16.f32." TYPE "." TYPE, ", 0", __VA_ARGS__)
 
 template <typename T>
 __device__ __forceinline__ void mma_ss(float (&c)[64], uint64_t da, uint64_t db, int accumulate) {
@@ -162,27 +167,38 @@ __device__ __forceinline__ void mma_rs(float (&c)[32], const uint32_t (&a)[4], u
 template <typename T>
 __device__ __forceinline__ void mma_rk(float (&c)[64], const uint32_t (&a)[4], uint64_t db, int accumulate) {
   if constexpr (std::is_same<T, __half>::value) {
-    MHA_WGMMA_RK(128, "f16", MHA_REGS64, MHA_OUT64(c), 64, 65, 66, 67, 68, 69);
+    MHA_WGMMA_RK(128, "f16", MHA_REGS64, 64, 65, 66, 67, 68, 69, MHA_OUT64(c));
+  } else if constexpr (std::is_same<T, e4m3>::value) {
+    MHA_WGMMA_RK_SHAPE("m64n128k32.f32.e4m3.e4m3", "", MHA_REGS64, 64, 65, 66, 67, 68, 69, MHA_OUT64(c));
   } else {
-    MHA_WGMMA_RK(128, "bf16", MHA_REGS64, MHA_OUT64(c), 64, 65, 66, 67, 68, 69);
+    MHA_WGMMA_RK(128, "bf16", MHA_REGS64, 64, 65, 66, 67, 68, 69, MHA_OUT64(c));
   }
 }
 template <typename T>
 __device__ __forceinline__ void mma_rk(float (&c)[32], const uint32_t (&a)[4], uint64_t db, int accumulate) {
+  static_assert(sizeof(T) == 2, "e4m3 products exist for n128 only");
   if constexpr (std::is_same<T, __half>::value) {
-    MHA_WGMMA_RK(64, "f16", MHA_REGS32, MHA_OUT32(c), 32, 33, 34, 35, 36, 37);
+    MHA_WGMMA_RK(64, "f16", MHA_REGS32, 32, 33, 34, 35, 36, 37, MHA_OUT32(c));
   } else {
-    MHA_WGMMA_RK(64, "bf16", MHA_REGS32, MHA_OUT32(c), 32, 33, 34, 35, 36, 37);
+    MHA_WGMMA_RK(64, "bf16", MHA_REGS32, 32, 33, 34, 35, 36, 37, MHA_OUT32(c));
   }
 }
 
-// c = A B^T over KD columns, A in registers (KD/16 k-steps: the operand layout of to_operand) and B
-// a tile of N rows read along its columns (K-major, atoms N x 128 bytes apart).
-template <typename T, int KD, int N>
-__device__ __forceinline__ void issue_rk(float (&c)[N / 2], const uint32_t (&a)[KD / 16][4], const unsigned char *b) {
+// The wgmma k-steps over K elements of T: 32 bytes each (16 of fp16/bf16, 32 of fp8), four to a
+// 128-byte atom.
+template <typename T, int K>
+__host__ __device__ constexpr int k_steps() {
+  return K * static_cast<int>(sizeof(T)) / 32;
+}
+
+// c = A B^T over KD columns (c += with ACCUMULATE), A in registers (the operand layout of
+// to_operand) and B a tile of N rows read along its columns (K-major, atoms N x 128 bytes apart).
+template <typename T, int KD, int N, bool ACCUMULATE = false>
+__device__ __forceinline__ void issue_rk(float (&c)[N / 2], const uint32_t (&a)[k_steps<T, KD>()][4],
+                                         const unsigned char *b) {
 #pragma unroll
-  for (int ks = 0; ks < KD / 16; ++ks) {
-    mma_rk<T>(c, a[ks], descriptor(b + (ks / 4) * N * 128 + (ks % 4) * 32, 16, 1024), ks > 0);
+  for (int ks = 0; ks < k_steps<T, KD>(); ++ks) {
+    mma_rk<T>(c, a[ks], descriptor(b + (ks / 4) * N * 128 + (ks % 4) * 32, 16, 1024), ACCUMULATE || ks > 0);
   }
 }
 
@@ -232,33 +248,58 @@ __device__ __forceinline__ void pin(float (&r)[N]) {
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
 }
 
+// Four floats as e4m3 (rounded to nearest, saturating at 448), the first in the lowest byte.
+__device__ __forceinline__ uint32_t pack4_e4m3(float a, float b, float c, float d) {
+  const uint32_t lo = __nv_cvt_float2_to_fp8x2(make_float2(a, b), __NV_SATFINITE, __NV_E4M3);
+  const uint32_t hi = __nv_cvt_float2_to_fp8x2(make_float2(c, d), __NV_SATFINITE, __NV_E4M3);
+  return lo | hi << 16;
+}
+
 // An accumulator of 64 rows x N columns as the register A operand of the next product (k = its
-// columns, 16 per step): the accumulator layout is mma.sync's, so c[4j..4j+3] hold columns
-// 8j + 2(lane%4) + {0,1} of rows lane/4 and lane/4 + 8 of the warp's 16.
+// columns): the accumulator layout is mma.sync's, so c[4j..4j+3] hold columns
+// 8j + 2(lane%4) + {0,1} of rows lane/4 and lane/4 + 8 of the warp's 16. For fp16/bf16 that is the
+// A layout of a k-step of 16 as it stands. An e4m3 k-step of 32 wants columns 4(lane%4) + {0..3}
+// and 16 + the same in its registers, which this thread does not hold; it gets its own columns
+// instead, in the order kept_key() (hopper_fwd_fp8.cuh) names, and the B operand's rows must follow that order.
 template <typename T, int N>
-__device__ __forceinline__ void to_operand(uint32_t (&p)[N / 16][4], const float (&c)[N / 2]) {
+__device__ __forceinline__ void to_operand(uint32_t (&p)[k_steps<T, N>()][4], const float (&c)[N / 2]) {
+  if constexpr (std::is_same<T, e4m3>::value) {
 #pragma unroll
-  for (int kk = 0; kk < N / 16; ++kk) {
-    p[kk][0] = pack2<T>(c[8 * kk], c[8 * kk + 1]);      // first row, columns 16kk + 2(lane%4), +1
-    p[kk][1] = pack2<T>(c[8 * kk + 2], c[8 * kk + 3]);  // second row
-    p[kk][2] = pack2<T>(c[8 * kk + 4], c[8 * kk + 5]);  // first row, columns 16kk + 8 + 2(lane%4), +1
-    p[kk][3] = pack2<T>(c[8 * kk + 6], c[8 * kk + 7]);  // second row
+    for (int kk = 0; kk < N / 32; ++kk) {
+      const float *x = c + 16 * kk;
+      p[kk][0] = pack4_e4m3(x[0], x[1], x[4], x[5]);     // first row
+      p[kk][1] = pack4_e4m3(x[2], x[3], x[6], x[7]);     // second row
+      p[kk][2] = pack4_e4m3(x[8], x[9], x[12], x[13]);   // first row, k 16..31
+      p[kk][3] = pack4_e4m3(x[10], x[11], x[14], x[15]);  // second row
+    }
+  } else {
+#pragma unroll
+    for (int kk = 0; kk < N / 16; ++kk) {
+      p[kk][0] = pack2<T>(c[8 * kk], c[8 * kk + 1]);      // first row, columns 16kk + 2(lane%4), +1
+      p[kk][1] = pack2<T>(c[8 * kk + 2], c[8 * kk + 3]);  // second row
+      p[kk][2] = pack2<T>(c[8 * kk + 4], c[8 * kk + 5]);  // first row, columns 16kk + 8 + 2(lane%4), +1
+      p[kk][3] = pack2<T>(c[8 * kk + 6], c[8 * kk + 7]);  // second row
+    }
   }
 }
 
 // Rows row0 and row0 + 8 (of a [rows][D] slice at `rows`) as the register A operand over the D
-// columns, read straight from global memory once: rows at or past `limit` are zeros.
+// columns, read straight from global memory once: rows at or past `limit` are zeros. A k-step is
+// 32 bytes of a row, eight 32-bit words: word lane%4 in registers 0 and 1, word 4 + lane%4 in 2
+// and 3 (2 columns a word for fp16/bf16, 4 for e4m3: the A layout of either).
 template <typename T, int D>
-__device__ __forceinline__ void load_operand(uint32_t (&a)[D / 16][4], const void *rows, int row0, int limit) {
+__device__ __forceinline__ void load_operand(uint32_t (&a)[k_steps<T, D>()][4], const void *rows, int row0,
+                                             int limit) {
+  constexpr int kWords = D * sizeof(T) / 4;  // a row
   const int lane = threadIdx.x % kWarpSize;
-  const uint32_t *pairs = static_cast<const uint32_t *>(rows);
+  const uint32_t *words = static_cast<const uint32_t *>(rows);
 #pragma unroll
-  for (int kk = 0; kk < D / 16; ++kk) {
-    const int pair = 8 * kk + lane % 4;  // columns 16kk + 2(lane%4), +1; the next four pairs: +8
-    a[kk][0] = row0 < limit ? pairs[static_cast<size_t>(row0) * (D / 2) + pair] : 0u;
-    a[kk][1] = row0 + 8 < limit ? pairs[static_cast<size_t>(row0 + 8) * (D / 2) + pair] : 0u;
-    a[kk][2] = row0 < limit ? pairs[static_cast<size_t>(row0) * (D / 2) + pair + 4] : 0u;
-    a[kk][3] = row0 + 8 < limit ? pairs[static_cast<size_t>(row0 + 8) * (D / 2) + pair + 4] : 0u;
+  for (int kk = 0; kk < k_steps<T, D>(); ++kk) {
+    const int word = 8 * kk + lane % 4;
+    a[kk][0] = row0 < limit ? words[static_cast<size_t>(row0) * kWords + word] : 0u;
+    a[kk][1] = row0 + 8 < limit ? words[static_cast<size_t>(row0 + 8) * kWords + word] : 0u;
+    a[kk][2] = row0 < limit ? words[static_cast<size_t>(row0) * kWords + word + 4] : 0u;
+    a[kk][3] = row0 + 8 < limit ? words[static_cast<size_t>(row0 + 8) * kWords + word + 4] : 0u;
   }
 }
 
@@ -337,22 +378,31 @@ inline EncodeTiled encode_tiled() {
   return encode;
 }
 
-// [batch * heads][seq][D] as a 3-D tensor for the TMA unit: boxes of 128 bytes of columns (64 of
-// fp16/bf16, 32 of float) x `rows` rows of one head, 128-byte swizzle; rows past seq read as zeros
-// (and are left out when written). False when the driver refuses it.
-template <typename T, int D>
-bool tensor_map(CUtensorMap *map, const void *data, int heads_total, int seq, int rows) {
-  const cuuint64_t dims[3] = {D, static_cast<cuuint64_t>(seq), static_cast<cuuint64_t>(heads_total)};
-  const cuuint64_t strides[2] = {D * sizeof(T), static_cast<cuuint64_t>(seq) * D * sizeof(T)};
+// [heads_total][rows_total][columns] of T as a 3-D tensor for the TMA unit: boxes of 128 bytes of
+// columns (64 of fp16/bf16, 32 of float, 128 of fp8) x `rows` rows of one head, 128-byte swizzle;
+// rows past rows_total read as zeros (and are left out when written). False when the driver
+// refuses it (the data must be 16-byte aligned, as must a row).
+template <typename T>
+bool tensor_map_3d(CUtensorMap *map, const void *data, int heads_total, int rows_total, int columns, int rows) {
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(columns), static_cast<cuuint64_t>(rows_total),
+                              static_cast<cuuint64_t>(heads_total)};
+  const cuuint64_t strides[2] = {columns * sizeof(T), static_cast<cuuint64_t>(rows_total) * columns * sizeof(T)};
   const cuuint32_t box[3] = {128 / sizeof(T), static_cast<cuuint32_t>(rows), 1}, element_strides[3] = {1, 1, 1};
   const CUtensorMapDataType type = std::is_same<T, float>::value    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                                    : std::is_same<T, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                   : sizeof(T) == 1                 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
                                                                     : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   return reinterpret_cast<uintptr_t>(data) % 16 == 0 &&
          encode_tiled()(map, type,
                         3, const_cast<void *>(data), dims, strides, box, element_strides,
                         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// [batch * heads][seq][D], the layout of the API's tensors, in boxes of `rows` rows.
+template <typename T, int D>
+bool tensor_map(CUtensorMap *map, const void *data, int heads_total, int seq, int rows) {
+  return tensor_map_3d<T>(map, data, heads_total, seq, D, rows);
 }
 
 // Whether the environment variable `name` is set to anything but empty or "0".

@@ -30,14 +30,15 @@ namespace mha::cuda::sm90 {
 constexpr int kBlockN = 128, kMaxStages = 4;
 
 // As many K/V stages as fit (next to Q at head dim 64) in the 227 KB a block may have (one block an
-// SM either way: the register file is full): 3 at head dim 128, 4 at 64.
-template <int D>
+// SM either way: the register file is full): 3 at head dim 128, 4 at 64 and for e4m3 (whose tiles
+// are half the bytes). For e4m3 a V tile is V transposed (hopper_fwd_fp8.cuh): D rows of 128 keys.
+template <typename T, int D>
 struct Layout {
   static constexpr int kConsumers = D == 64 ? 3 : 2, kBlockM = 64 * kConsumers;
   static constexpr int kThreads = 128 * (kConsumers + 1);
   static constexpr bool kQInRegisters = D == 128;
-  static constexpr int kQBytes = kQInRegisters ? 0 : kBlockM * D * 2, kKvBytes = kBlockN * D * 2;
-  static constexpr int kStages = D == 64 ? 4 : 3;
+  static constexpr int kQBytes = kQInRegisters ? 0 : kBlockM * D * sizeof(T), kKvBytes = kBlockN * D * sizeof(T);
+  static constexpr int kStages = D == 64 || sizeof(T) == 1 ? 4 : 3;
   static constexpr int kTileBytes = kQBytes + 2 * kStages * kKvBytes;
   static constexpr int kSmem = kTileBytes + 1024 + 256;  // tiles, alignment slack, barriers
   static_assert(kStages <= kMaxStages && kSmem <= 227 * 1024, "the stages must fit in shared memory");
@@ -56,8 +57,9 @@ struct RowState {
 
 // Turns the scores of keys n0.. into exp2 weights in place and moves the row maxima and sums on;
 // returns the factors that rescale what O holds so far. s[4j+e] is row0 and key n0+8j+2(lane%4)+e,
-// s[4j+2+e] the same key for row1.
-template <bool CAUSAL>
+// s[4j+2+e] the same key for row1. The weights come out times 2^P_LOG2 (at most that), and so do
+// the sums (whatever divides by them cancels it).
+template <bool CAUSAL, int P_LOG2>
 __device__ __forceinline__ float2 softmax_step(float (&s)[64], RowState &st, int n0, int row0, int seq, bool mask,
                                                float scale_log2) {
   const int lane = threadIdx.x % kWarpSize;
@@ -87,12 +89,14 @@ __device__ __forceinline__ float2 softmax_step(float (&s)[64], RowState &st, int
   st.max0 = new0;
   st.max1 = new1;
   float add0 = 0.f, add1 = 0.f;
+  const float weight_shift0 = P_LOG2 == 0 ? -shift0 : P_LOG2 - shift0;  // (0 - x is not -x when x is 0)
+  const float weight_shift1 = P_LOG2 == 0 ? -shift1 : P_LOG2 - shift1;
 #pragma unroll
   for (int j = 0; j < 16; ++j) {
-    s[4 * j] = fast_exp2(fmaf(s[4 * j], scale_log2, -shift0));
-    s[4 * j + 1] = fast_exp2(fmaf(s[4 * j + 1], scale_log2, -shift0));
-    s[4 * j + 2] = fast_exp2(fmaf(s[4 * j + 2], scale_log2, -shift1));
-    s[4 * j + 3] = fast_exp2(fmaf(s[4 * j + 3], scale_log2, -shift1));
+    s[4 * j] = fast_exp2(fmaf(s[4 * j], scale_log2, weight_shift0));
+    s[4 * j + 1] = fast_exp2(fmaf(s[4 * j + 1], scale_log2, weight_shift0));
+    s[4 * j + 2] = fast_exp2(fmaf(s[4 * j + 2], scale_log2, weight_shift1));
+    s[4 * j + 3] = fast_exp2(fmaf(s[4 * j + 3], scale_log2, weight_shift1));
     add0 += s[4 * j] + s[4 * j + 1];
     add1 += s[4 * j + 2] + s[4 * j + 3];
   }
@@ -108,15 +112,23 @@ struct KernelArgs {
   void *out;
   float *lse;  // may be null
   int seq;
-  float scale_log2;
+  float scale_log2;        // of the scores as the inputs give them
+  float out_scale = 1.0f;  // what V's values stand for (e4m3: its per-tensor scale)
 };
 
-template <typename T, int D, bool CAUSAL>
-__global__ void MHA_SM90_LAUNCH_BOUNDS(Layout<D>::kThreads)
+// Inputs of T, output of O (T but for e4m3 inputs, whose output is fp16 or bf16). For e4m3, tv maps
+// V transposed, keys in the order to_operand hands P over (hopper_fwd_fp8.cuh writes it), and P is
+// quantised at 256 times its value: e4m3 keeps 3 bits of mantissa at any magnitude from 2^-6 up to
+// 448, so weights down to 2^-14 of the row maximum keep their precision, where P itself would lose
+// every weight below 2^-9.
+template <typename T, int D, bool CAUSAL, typename O = T>
+__global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
     fwd_kernel(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
                const __grid_constant__ CUtensorMap tv, const KernelArgs args) {
 #if defined(MHA_SM90_CODE)
-  using L = Layout<D>;
+  using L = Layout<T, D>;
+  constexpr bool kE4m3 = std::is_same<T, e4m3>::value;
+  constexpr int kPLog2 = kE4m3 ? 8 : 0;
   constexpr int kStages = L::kStages, kConsumers = L::kConsumers, kBlockM = L::kBlockM;
   extern __shared__ unsigned char raw[];
   unsigned char *base = reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
@@ -152,16 +164,20 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(Layout<D>::kThreads)
     if (threadIdx.x == 0) {
       if constexpr (!L::kQInRegisters) {
         bar_expect(&bar.q_full, L::kQBytes);
-        tma_load_tile<D>(q_s, kBlockM, &tq, &bar.q_full, m0, head);
+        tma_load_tile<D, sizeof(T)>(q_s, kBlockM, &tq, &bar.q_full, m0, head);
       }
       for (int t = 0; t < tiles; ++t) {
         const int stage = t % kStages;
         if (t >= kStages) bar_wait(&bar.k_empty[stage], phase(t) ^ 1);
         bar_expect(&bar.k_full[stage], L::kKvBytes);
-        tma_load_tile<D>(k_s(stage), kBlockN, &tk, &bar.k_full[stage], t * kBlockN, head);
+        tma_load_tile<D, sizeof(T)>(k_s(stage), kBlockN, &tk, &bar.k_full[stage], t * kBlockN, head);
         if (t >= kStages) bar_wait(&bar.v_empty[stage], phase(t) ^ 1);
         bar_expect(&bar.v_full[stage], L::kKvBytes);
-        tma_load_tile<D>(v_s(stage), kBlockN, &tv, &bar.v_full[stage], t * kBlockN, head);
+        if constexpr (kE4m3) {  // D rows (head dims) of keys t * kBlockN..
+          tma_load(v_s(stage), &tv, &bar.v_full[stage], t * kBlockN, 0, head);
+        } else {
+          tma_load_tile<D, sizeof(T)>(v_s(stage), kBlockN, &tv, &bar.v_full[stage], t * kBlockN, head);
+        }
       }
     }
     return;
@@ -175,14 +191,21 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(Layout<D>::kThreads)
 
   const size_t rows_before = static_cast<size_t>(head) * seq;
   float o[D / 2], s[64];
-  uint32_t p[8][4];
-  uint32_t q[L::kQInRegisters ? D / 16 : 1][4];
+  uint32_t p[k_steps<T, kBlockN>()][4];
+  uint32_t q[L::kQInRegisters ? k_steps<T, D>() : 1][4];
   const unsigned char *q_rows = q_s + consumer * 64 * 128;  // its rows inside each Q atom
   if constexpr (L::kQInRegisters) {
     load_operand<T, D>(q, static_cast<const T *>(args.q) + rows_before * D, row0, seq);
   } else {
     bar_wait(&bar.q_full, 0);
   }
+  auto issue_pv = [&](int stage) {  // O += P V
+    if constexpr (kE4m3) {
+      issue_rk<T, kBlockN, D, true>(o, p, v_s(stage));
+    } else {
+      issue_rs<T, kBlockN, D>(o, p, v_s(stage));
+    }
+  };
   auto issue_s = [&](int stage) {  // S = Q K^T
     if constexpr (L::kQInRegisters) {
       issue_rk<T, D, kBlockN>(s, q, k_s(stage));
@@ -201,7 +224,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(Layout<D>::kThreads)
   wgmma_wait<0>();
   pin(s);
   bar_arrive(&bar.k_empty[0]);
-  softmax_step<CAUSAL>(s, st, 0, row0, seq, masked(0), args.scale_log2);
+  softmax_step<CAUSAL, kPLog2>(s, st, 0, row0, seq, masked(0), args.scale_log2);
   to_operand<T, kBlockN>(p, s);
 
   for (int t = 1; t < tiles; ++t) {
@@ -211,12 +234,12 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(Layout<D>::kThreads)
     wgmma_fence();
     issue_s(stage);
     wgmma_commit();
-    issue_rs<T, kBlockN, D>(o, p, v_s(previous));
+    issue_pv(previous);
     wgmma_commit();
     wgmma_wait<1>();  // S of tile t is ready, so K of tile t is free; P V of tile t-1 still runs
     pin(s);
     bar_arrive(&bar.k_empty[stage]);
-    const float2 rescale = softmax_step<CAUSAL>(s, st, t * kBlockN, row0, seq, masked(t * kBlockN), args.scale_log2);
+    const float2 rescale = softmax_step<CAUSAL, kPLog2>(s, st, t * kBlockN, row0, seq, masked(t * kBlockN), args.scale_log2);
     wgmma_wait<0>();
     pin(o);
     bar_arrive(&bar.v_empty[previous]);
@@ -231,16 +254,17 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(Layout<D>::kThreads)
   }
   bar_wait(&bar.v_full[(tiles - 1) % kStages], phase(tiles - 1));
   wgmma_fence();
-  issue_rs<T, kBlockN, D>(o, p, v_s((tiles - 1) % kStages));
+  issue_pv((tiles - 1) % kStages);
   wgmma_commit();
   wgmma_wait<0>();
   pin(o);
 
   const float sum0 = quad_sum(st.sum0), sum1 = quad_sum(st.sum1);
-  store_accumulator<T, D>(args.out, o, rows_before, row0, seq, output_factor(sum0), output_factor(sum1));
+  store_accumulator<O, D>(args.out, o, rows_before, row0, seq, output_factor(sum0) * args.out_scale,
+                          output_factor(sum1) * args.out_scale);
   if (args.lse != nullptr && lane % 4 == 0) {
-    if (row0 < seq) args.lse[rows_before + row0] = st.max0 * args.scale_log2 * kLn2 + logf(sum0);
-    if (row1 < seq) args.lse[rows_before + row1] = st.max1 * args.scale_log2 * kLn2 + logf(sum1);
+    if (row0 < seq) args.lse[rows_before + row0] = (st.max0 * args.scale_log2 - kPLog2) * kLn2 + logf(sum0);
+    if (row1 < seq) args.lse[rows_before + row1] = (st.max1 * args.scale_log2 - kPLog2) * kLn2 + logf(sum1);
   }
 #endif  // MHA_SM90_CODE
 }
@@ -251,17 +275,18 @@ template <typename T, int D, bool CAUSAL>
 bool try_launch_fwd(const FwdParams &p, cudaStream_t stream, cudaError_t *status) {
   static_assert(D == 64 || D == 128, "sm_90a instances exist for head dims 64 and 128");
   constexpr auto *kernel = fwd_kernel<T, D, CAUSAL>;
-  constexpr int kBlockM = Layout<D>::kBlockM, kThreads = Layout<D>::kThreads;
+  using L = Layout<T, D>;
+  constexpr int kBlockM = L::kBlockM, kThreads = L::kThreads;
   const int heads_total = p.batch * p.heads;
   CUtensorMap tq{}, tk, tv;
-  if (!usable_on_current_device<kernel, Layout<D>::kSmem, kThreads>() || reinterpret_cast<uintptr_t>(p.q) % 4 != 0 ||
-      (!Layout<D>::kQInRegisters && !tensor_map<T, D>(&tq, p.q, heads_total, p.seq, kBlockM)) ||
+  if (!usable_on_current_device<kernel, L::kSmem, kThreads>() || reinterpret_cast<uintptr_t>(p.q) % 4 != 0 ||
+      (!L::kQInRegisters && !tensor_map<T, D>(&tq, p.q, heads_total, p.seq, kBlockM)) ||
       !tensor_map<T, D>(&tk, p.k, heads_total, p.seq, kBlockN) ||
       !tensor_map<T, D>(&tv, p.v, heads_total, p.seq, kBlockN)) {
     return false;
   }
   const dim3 grid((p.seq + kBlockM - 1) / kBlockM, p.heads, p.batch);
-  fwd_kernel<T, D, CAUSAL><<<grid, kThreads, Layout<D>::kSmem, stream>>>(
+  fwd_kernel<T, D, CAUSAL><<<grid, kThreads, L::kSmem, stream>>>(
       tq, tk, tv, KernelArgs{p.q, p.out, p.lse, p.seq, p.scale * kLog2e});
   *status = cudaGetLastError();
   return true;

@@ -77,9 +77,9 @@ int launch_fwd_e4m3_as(const Fp8FwdParams &p, cudaStream_t stream) {
   }
   transpose_v_kernel<D><<<dim3(seq_padded / kBlockN, heads_total), kTransposeThreads, 0, stream>>>(
       static_cast<const unsigned char *>(f.v), static_cast<unsigned char *>(p.v_transposed), f.seq, seq_padded);
-  const dim3 grid((f.seq + L::kBlockM - 1) / L::kBlockM, f.heads, f.batch);
-  kernel<<<grid, L::kThreads, L::kSmem, stream>>>(
-      unused, tk, tv, KernelArgs{f.q, f.out, f.lse, f.seq, f.scale * kLog2e, p.v_scale});
+  const int row_blocks = (f.seq + L::kBlockM - 1) / L::kBlockM, items = row_blocks * heads_total;
+  kernel<<<fwd_grid<CAUSAL, D>(items, row_blocks), L::kThreads, L::kSmem, stream>>>(
+      unused, tk, tv, KernelArgs{f.q, f.out, f.lse, f.seq, f.scale * kLog2e, p.v_scale, row_blocks, items});
   return static_cast<int>(cudaGetLastError());
 }
 

@@ -35,6 +35,10 @@ constexpr int kTileRows = 64;              // queries (dK/dV pass) or keys (dQ p
 // (Measured on an H100: overlapped at 128 with its spills, the backward took 1.19x as long.)
 template <int D>
 constexpr bool kOverlapDkdv = D == 64;
+// The same for the fused pass, whose consumer also holds half of dQ_tile: at head dim 64, 176
+// registers of accumulators and operands a thread.
+template <int D>
+constexpr bool kOverlapFused = D == 64;
 
 // Four stages for the two passes: a stage is held from the first products of its tile until the
 // last ones finish, which with the overlap spans two iterations, and the loads need one more
@@ -472,17 +476,19 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     bulk_commit();
   };
 
-  for (int t = 0; t < tiles; ++t) {
-    const int stage = t % kStages, q0 = q_begin + t * kTileRows;
-    bar_wait(&sm.bar->full[stage], (t / kStages) & 1);
-    float st[32], dpt[32];
-    first.run(st, sm.tile_a(stage), dpt, sm.tile_b(stage));
-    transposed_gradients<CAUSAL>(st, dpt, q0, key0, at.first, seq, sm.lse(stage), sm.delta(stage), args.scale_log2);
-    uint32_t p_op[kTileRows / 16][4], ds_op[kTileRows / 16][4];
+  auto wait_tile = [&](int t) { bar_wait(&sm.bar->full[t % kStages], (t / kStages) & 1); };
+  // P^T and dS^T of tile t, in place of S^T and dP^T, and as the A operands of the products.
+  auto gradients = [&](float (&st)[32], float (&dpt)[32], int t, uint32_t (&p_op)[kTileRows / 16][4],
+                       uint32_t (&ds_op)[kTileRows / 16][4]) {
+    const int stage = t % kStages;
+    transposed_gradients<CAUSAL>(st, dpt, q_begin + t * kTileRows, key0, at.first, seq, sm.lse(stage),
+                                 sm.delta(stage), args.scale_log2);
     to_operand<T, kTileRows>(p_op, st);
     to_operand<T, kTileRows>(ds_op, dpt);
-
-    // dS^T rows key0 and key0 + 8 into the buffer: 16-byte chunk c of row r at r * 128 + (c ^ r % 8) * 16.
+  };
+  // dS^T rows key0 and key0 + 8 of tile t into its buffer: 16-byte chunk c of row r at
+  // r * 128 + (c ^ r % 8) * 16.
+  auto write_ds = [&](int t, const uint32_t (&ds_op)[kTileRows / 16][4]) {
     unsigned char *ds = sm.ds(t % 2);
     const int swizzle = at.lane / 4, within = 4 * (at.lane % 4);
 #pragma unroll
@@ -492,34 +498,22 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
       *reinterpret_cast<uint32_t *>(ds + local0 * 128 + ((2 * kk + 1) ^ swizzle) * 16 + within) = ds_op[kk][2];
       *reinterpret_cast<uint32_t *>(ds + (local0 + 8) * 128 + ((2 * kk + 1) ^ swizzle) * 16 + within) = ds_op[kk][3];
     }
-    fence_async_shared();
-    // The dQ buffers t % 2 are written this tile; the TMA unit last read them two tiles ago.
-    if (issuer) bulk_wait_read();
-    // Both halves of dS^T are in the buffer, the dQ buffers of the last tile are complete, and the
-    // ones of this tile are free.
-    consumers_sync<kConsumers * 128>();
-    if (issuer && t > 0) add_dq(t - 1);
-
-    // dV, dK and this consumer's half of the head dims of dQ_tile = dS K (over all 128 keys). The
-    // dS^T buffer is written again two tiles on, after the next barrier, which this consumer
-    // reaches only once its product has read the buffer.
-    float dq[kHalf / 2];
-    const unsigned char *k_columns =
-        sm.own_a + consumer * (kHalf / 64 * kOwnRows * 128 + kHalf % 64 * 2);  // K N-major from there
-    wgmma_fence();
+  };
+  // dV, dK and this consumer's half of the head dims of dQ_tile = dS K (over all 128 keys, from the
+  // dS^T buffer of tile t, which both consumers wrote before a barrier), issued, not committed.
+  const unsigned char *k_columns =
+      sm.own_a + consumer * (kHalf / 64 * kOwnRows * 128 + kHalf % 64 * 2);  // K N-major from there
+  auto products = [&](int t, const uint32_t (&p_op)[kTileRows / 16][4], const uint32_t (&ds_op)[kTileRows / 16][4],
+                      float (&dq)[kHalf / 2]) {
+    const int stage = t % kStages;
     issue_rs<T, kTileRows, D>(dv, p_op, sm.tile_b(stage));   // dV += P^T dO
     issue_rs<T, kTileRows, D>(dk, ds_op, sm.tile_a(stage));  // dK += dS^T Q
-    issue_transposed<T, kOwnRows, kHalf>(dq, ds, k_columns);
-    wgmma_commit();
-    wgmma_wait<0>();
-    pin(dv);
-    pin(dk);
-    pin(dq);
-    bar_arrive(&sm.bar->empty[stage]);
-
-    // The half of dQ_tile into the consumer's float32 buffer, for the issuer to hand to the TMA
-    // unit after the next barrier. Element (r, c) of a 32-column box lies at
-    // r * 128 + ((c / 4) ^ r % 8) * 16 + c % 4 * 4.
+    issue_transposed<T, kOwnRows, kHalf>(dq, sm.ds(t % 2), k_columns);
+  };
+  // The half of dQ_tile of tile t into the consumer's float32 buffer t % 2, for the issuer to hand to
+  // the TMA unit after the next barrier. Element (r, c) of a 32-column box lies at
+  // r * 128 + ((c / 4) ^ r % 8) * 16 + c % 4 * 4.
+  auto stage_dq = [&](int t, const float (&dq)[kHalf / 2]) {
     unsigned char *staging = sm.dq(t % 2, consumer);
     const int row = warp * 16 + at.lane / 4;  // and row + 8; row % 8 = lane / 4
 #pragma unroll
@@ -531,13 +525,94 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
       *reinterpret_cast<float2 *>(box + (row + 8) * 128 + (chunk ^ at.lane / 4) * 16 + offset) =
           make_float2(dq[4 * j + 2], dq[4 * j + 3]);
     }
+  };
+
+  float st[32], dpt[32];
+  uint32_t p_op[kTileRows / 16][4], ds_op[kTileRows / 16][4];
+  float dq[kHalf / 2];
+  if constexpr (!kOverlapFused<D>) {
+    for (int t = 0; t < tiles; ++t) {
+      const int stage = t % kStages;
+      wait_tile(t);
+      first.run(st, sm.tile_a(stage), dpt, sm.tile_b(stage));
+      gradients(st, dpt, t, p_op, ds_op);
+      write_ds(t, ds_op);
+      fence_async_shared();
+      // The dQ buffers t % 2 are written this tile; the TMA unit last read them two tiles ago.
+      if (issuer) bulk_wait_read();
+      // Both halves of dS^T are in the buffer, the dQ buffers of the last tile are complete, and the
+      // ones of this tile are free.
+      consumers_sync<kConsumers * 128>();
+      if (issuer && t > 0) add_dq(t - 1);
+      // The dS^T buffer is written again two tiles on, after the next barrier, which this consumer
+      // reaches only once its product has read the buffer.
+      wgmma_fence();
+      products(t, p_op, ds_op, dq);
+      wgmma_commit();
+      wgmma_wait<0>();
+      pin(dv);
+      pin(dk);
+      pin(dq);
+      bar_arrive(&sm.bar->empty[stage]);
+      stage_dq(t, dq);
+      fence_async_shared();
+    }
+    consumers_sync<kConsumers * 128>();
+    if (issuer) add_dq(tiles - 1);
+  } else {
+    // The first products of tile t + 1 go to the tensor cores ahead of the last ones of tile t, and
+    // its element-wise work runs while those finish.
+    wait_tile(0);
+    first.run(st, sm.tile_a(0), dpt, sm.tile_b(0));
+    gradients(st, dpt, 0, p_op, ds_op);
+    write_ds(0, ds_op);
     fence_async_shared();
+    consumers_sync<kConsumers * 128>();
+    // Tile t's products, then: its dQ half into buffer t % 2 (the TMA unit finished reading that
+    // buffer, tile t - 2's, before the last barrier), tile t + 1's operands and dS^T (its buffer was
+    // last read by tile t - 1's products, done before the last barrier too), and the barrier after
+    // which the issuer hands tile t's dQ to the TMA unit.
+    auto finish = [&](int t, bool next) {
+      bar_arrive(&sm.bar->empty[t % kStages]);
+      stage_dq(t, dq);
+      if (next) {
+        to_operand<T, kTileRows>(p_op, st);
+        to_operand<T, kTileRows>(ds_op, dpt);
+        write_ds(t + 1, ds_op);
+      }
+      fence_async_shared();
+      if (issuer) bulk_wait_read();  // tile t - 1's adds have read dQ buffer (t + 1) % 2
+      consumers_sync<kConsumers * 128>();
+      if (issuer) add_dq(t);
+    };
+    for (int t = 0; t + 1 < tiles; ++t) {
+      const int next = (t + 1) % kStages;
+      wait_tile(t + 1);
+      wgmma_fence();
+      first.issue(st, sm.tile_a(next), dpt, sm.tile_b(next));  // committed
+      products(t, p_op, ds_op, dq);
+      wgmma_commit();
+      wgmma_wait<1>();  // S^T, dP^T of tile t+1 are ready; dV, dK, dQ of tile t still run
+      pin(st);
+      pin(dpt);
+      transposed_gradients<CAUSAL>(st, dpt, q_begin + (t + 1) * kTileRows, key0, at.first, seq, sm.lse(next),
+                                   sm.delta(next), args.scale_log2);
+      wgmma_wait<0>();  // the products have read p_op, ds_op and tile t's stage
+      pin(dv);
+      pin(dk);
+      pin(dq);
+      finish(t, true);
+    }
+    wgmma_fence();
+    products(tiles - 1, p_op, ds_op, dq);
+    wgmma_commit();
+    wgmma_wait<0>();
+    pin(dv);
+    pin(dk);
+    pin(dq);
+    finish(tiles - 1, false);
   }
-  consumers_sync<kConsumers * 128>();
-  if (issuer) {
-    add_dq(tiles - 1);
-    bulk_wait();  // the adds are done before the block's shared memory goes
-  }
+  if (issuer) bulk_wait();  // the adds are done before the block's shared memory goes
   store_accumulator<T, D>(args.out_a, dk, rows_before, key0, seq, args.scale, args.scale);
   store_accumulator<T, D>(args.out_b, dv, rows_before, key0, seq, 1.f, 1.f);
 }

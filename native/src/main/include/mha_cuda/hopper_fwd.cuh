@@ -125,43 +125,57 @@ struct WorkItem {
 };
 
 // Items are numbered head by head (blocks working on one head at the same time share its K and V
-// in L2), within a head heaviest causal block first. With a block an item (G = items), block b
-// takes item b. With a persistent grid (G blocks, at most one an SM: fwd_grid), block b takes
-// items b, 2G - 1 - b, 2G + b, ... (every other round of the grid in reverse), so that the blocks'
-// totals come out nearly even, and between items the producer is already loading the next item's
-// tiles while the consumers finish the last one. False when this block has no item of this round
-// (nor later).
-template <bool CAUSAL, int BLOCK_M>
+// in L2), within a head heaviest causal block first. With a block an item, the grid is (query
+// blocks, heads, batch) and a block's one item its own. With a persistent grid (PERSISTENT: G
+// blocks, at most one an SM), block b takes items b, 2G - 1 - b, 2G + b, ... (every other round of
+// the grid in reverse), so that the blocks' totals come out nearly even, and between items the
+// producer is already loading the next item's tiles while the consumers finish the last one.
+// False when this block has no item of this round (nor later).
+template <bool CAUSAL, int BLOCK_M, bool PERSISTENT>
 __device__ __forceinline__ bool work_item(int round, const KernelArgs &args, WorkItem &w) {
-  const int g = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
-  const int item = round * g + (round % 2 == 0 ? b : g - 1 - b);
-  if (item >= args.items) return false;
-  const int i = item % args.row_blocks;
-  w.head = item / args.row_blocks;
-  w.m0 = (CAUSAL ? args.row_blocks - 1 - i : i) * BLOCK_M;
+  if constexpr (PERSISTENT) {
+    const int g = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
+    const int item = round * g + (round % 2 == 0 ? b : g - 1 - b);
+    if (item >= args.items) return false;
+    const int i = item % args.row_blocks;
+    w.head = item / args.row_blocks;
+    w.m0 = (CAUSAL ? args.row_blocks - 1 - i : i) * BLOCK_M;
+  } else {
+    w.head = blockIdx.z * gridDim.y + blockIdx.y;
+    w.m0 = query_block<CAUSAL>() * BLOCK_M;
+  }
   const int kv_end = CAUSAL ? min(args.seq, w.m0 + BLOCK_M) : args.seq;
   w.tiles = (kv_end + kBlockN - 1) / kBlockN;
   return true;
 }
 
-// Blocks for `items` work items of `row_blocks` query blocks a head on the current device.
-// Persistent (one an SM at most) for the causal forward at head dim 128 up to 64 query blocks a
-// head (seq 8192), whose items are short enough that starting each with empty buffers shows (H100,
-// standalone harness: seq 1024 1.25x, 4096 1.05-1.10x, 8192 1.02-1.04x; at 16384 0.98-0.99x, where
-// the hardware's own dispatch of a block an item balances the long items better). A block an item
-// otherwise: without a mask that did better too (0.94-0.98x persistent at head dim 128; at 64, where
-// Q waits in shared memory until the last item is done with it, 0.80-0.93x).
+// Whether the forward runs persistent, one block an SM at most: the causal forward at head dim 128
+// up to 64 query blocks a head (seq 8192), whose items are short enough that starting each with
+// empty buffers shows (H100, standalone harness: seq 1024 1.25x, 4096 1.05-1.10x, 8192
+// 1.02-1.04x; at 16384 0.98-0.99x, where the hardware's own dispatch of a block an item balances
+// the long items better). Otherwise a block an item: without a mask that did better too (0.94-0.98x
+// persistent at head dim 128; at 64, where Q waits in shared memory until the last item is done
+// with it, 0.80-0.93x).
 template <bool CAUSAL, int D>
-int fwd_grid(int items, int row_blocks) {
-  int device = 0, sms = 0;
-  if (!CAUSAL || D != 128 || row_blocks > 64 || cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms <= 0) {
-    return items;
-  }
-  return items < sms ? items : sms;
+constexpr bool persistent_for(int row_blocks) {
+  return CAUSAL && D == 128 && row_blocks <= 64;
 }
 
-template <typename T, int D, bool CAUSAL, typename O = T>
+// The current device's multiprocessors, 0 when it cannot say.
+inline int multiprocessors() {
+  int device = 0, sms = 0;
+  return cudaGetDevice(&device) == cudaSuccess &&
+                 cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess
+             ? sms
+             : 0;
+}
+
+// Inputs of T, output of O (T but for e4m3 inputs, whose output is fp16 or bf16). For e4m3, tv maps
+// V transposed, keys in the order to_operand hands P over (hopper_fwd_fp8.cuh writes it), and P is
+// quantised at 256 times its value: e4m3 keeps 3 bits of mantissa at any magnitude from 2^-6 up to
+// 448, so weights down to 2^-14 of the row maximum keep their precision, where P itself would lose
+// every weight below 2^-9. A PERSISTENT kernel's blocks take several items in turn (work_item).
+template <typename T, int D, bool CAUSAL, typename O, bool PERSISTENT>
 __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
     fwd_kernel(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
                const __grid_constant__ CUtensorMap tv, const KernelArgs args) {
@@ -201,7 +215,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
     producer_registers<kConsumers>();
     if (threadIdx.x == 0) {
       WorkItem w;
-      for (int round = 0, it = 0; work_item<CAUSAL, kBlockM>(round, args, w); ++round) {
+      for (int round = 0, it = 0; work_item<CAUSAL, kBlockM, PERSISTENT>(round, args, w); ++round) {
         if constexpr (!L::kQInRegisters) {
           if (round > 0) bar_wait(&bar.q_empty, (round - 1) & 1);
           bar_expect(&bar.q_full, L::kQBytes);
@@ -220,6 +234,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
             tma_load_tile<D, sizeof(T)>(v_s(stage), kBlockN, &tv, &bar.v_full[stage], t * kBlockN, w.head);
           }
         }
+        if constexpr (!PERSISTENT) break;
       }
     }
     return;
@@ -247,7 +262,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
   };
 
   WorkItem w;
-  for (int round = 0, it = 0; work_item<CAUSAL, kBlockM>(round, args, w); ++round, it += w.tiles) {
+  for (int round = 0, it = 0; work_item<CAUSAL, kBlockM, PERSISTENT>(round, args, w); ++round, it += w.tiles) {
     const int first_row = w.m0 + consumer * 64;
     const int row0 = first_row + warp * 16 + lane / 4, row1 = row0 + 8;
     auto masked = [&](int n0) { return n0 + kBlockN > seq || (CAUSAL && n0 + kBlockN - 1 > first_row); };
@@ -304,8 +319,10 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
     wgmma_commit();
     wgmma_wait<0>();
     pin(o);
-    bar_arrive(&bar.v_empty[last]);
-    if constexpr (!L::kQInRegisters) bar_arrive(&bar.q_empty);  // every S of the item is done
+    if constexpr (PERSISTENT) {
+      bar_arrive(&bar.v_empty[last]);
+      if constexpr (!L::kQInRegisters) bar_arrive(&bar.q_empty);  // every S of the item is done
+    }
 
     const float sum0 = quad_sum(st.sum0), sum1 = quad_sum(st.sum1);
     store_accumulator<O, D>(args.out, o, rows_before, row0, seq, output_factor(sum0) * args.out_scale,
@@ -314,8 +331,32 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
       if (row0 < seq) args.lse[rows_before + row0] = (st.max0 * args.scale_log2 - kPLog2) * kLn2 + logf(sum0);
       if (row1 < seq) args.lse[rows_before + row1] = (st.max1 * args.scale_log2 - kPLog2) * kLn2 + logf(sum1);
     }
+    if constexpr (!PERSISTENT) break;
   }
 #endif  // MHA_SM90_CODE
+}
+
+// Launches the forward over `args.items` work items (`heads` a batch), persistent where
+// persistent_for says so; false, having launched nothing, when its sm_90a kernel does not run on
+// this device.
+template <typename T, int D, bool CAUSAL, typename O>
+bool launch_items(const CUtensorMap &tq, const CUtensorMap &tk, const CUtensorMap &tv, const KernelArgs &args,
+                  int heads, cudaStream_t stream) {
+  using L = Layout<T, D>;
+  if constexpr (persistent_for<CAUSAL, D>(1)) {
+    constexpr auto *kernel = fwd_kernel<T, D, CAUSAL, O, true>;
+    const int sms = multiprocessors();
+    if (persistent_for<CAUSAL, D>(args.row_blocks) && sms > 0) {
+      if (!usable_on_current_device<kernel, L::kSmem, L::kThreads>()) return false;
+      kernel<<<args.items < sms ? args.items : sms, L::kThreads, L::kSmem, stream>>>(tq, tk, tv, args);
+      return true;
+    }
+  }
+  constexpr auto *kernel = fwd_kernel<T, D, CAUSAL, O, false>;
+  if (!usable_on_current_device<kernel, L::kSmem, L::kThreads>()) return false;
+  const int heads_total = args.items / args.row_blocks;
+  kernel<<<dim3(args.row_blocks, heads, heads_total / heads), L::kThreads, L::kSmem, stream>>>(tq, tk, tv, args);
+  return true;
 }
 
 // Runs the sm_90a forward when it applies (usable_on_current_device; inputs 16-byte aligned, as the
@@ -323,20 +364,21 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
 template <typename T, int D, bool CAUSAL>
 bool try_launch_fwd(const FwdParams &p, cudaStream_t stream, cudaError_t *status) {
   static_assert(D == 64 || D == 128, "sm_90a instances exist for head dims 64 and 128");
-  constexpr auto *kernel = fwd_kernel<T, D, CAUSAL>;
   using L = Layout<T, D>;
-  constexpr int kBlockM = L::kBlockM, kThreads = L::kThreads;
   const int heads_total = p.batch * p.heads;
   CUtensorMap tq{}, tk, tv;
-  if (!usable_on_current_device<kernel, L::kSmem, kThreads>() || reinterpret_cast<uintptr_t>(p.q) % 4 != 0 ||
-      (!L::kQInRegisters && !tensor_map<T, D>(&tq, p.q, heads_total, p.seq, kBlockM)) ||
+  if (reinterpret_cast<uintptr_t>(p.q) % 4 != 0 ||
+      (!L::kQInRegisters && !tensor_map<T, D>(&tq, p.q, heads_total, p.seq, L::kBlockM)) ||
       !tensor_map<T, D>(&tk, p.k, heads_total, p.seq, kBlockN) ||
       !tensor_map<T, D>(&tv, p.v, heads_total, p.seq, kBlockN)) {
     return false;
   }
-  const int row_blocks = (p.seq + kBlockM - 1) / kBlockM, items = row_blocks * heads_total;
-  fwd_kernel<T, D, CAUSAL><<<fwd_grid<CAUSAL, D>(items, row_blocks), kThreads, L::kSmem, stream>>>(
-      tq, tk, tv, KernelArgs{p.q, p.out, p.lse, p.seq, p.scale * kLog2e, 1.0f, row_blocks, items});
+  const int row_blocks = (p.seq + L::kBlockM - 1) / L::kBlockM;
+  if (!launch_items<T, D, CAUSAL, T>(
+          tq, tk, tv, KernelArgs{p.q, p.out, p.lse, p.seq, p.scale * kLog2e, 1.0f, row_blocks, row_blocks * heads_total},
+          p.heads, stream)) {
+    return false;
+  }
   *status = cudaGetLastError();
   return true;
 }

@@ -64,22 +64,26 @@ __global__ void __launch_bounds__(kTransposeThreads)
 // the device has no sm_90a kernel here or a tensor is not 16-byte aligned.
 template <int D, bool CAUSAL, typename O>
 int launch_fwd_e4m3_as(const Fp8FwdParams &p, cudaStream_t stream) {
-  constexpr auto *kernel = fwd_kernel<e4m3, D, CAUSAL, O>;
   using L = Layout<e4m3, D>;
   static_assert(L::kQInRegisters, "the e4m3 forward reads Q from global memory into registers");
   const FwdParams &f = p.fwd;
   const int heads_total = f.batch * f.heads, seq_padded = fp8_padded_seq(f.seq);
   CUtensorMap unused{}, tk, tv;
-  if (!usable_on_current_device<kernel, L::kSmem, L::kThreads>() || reinterpret_cast<uintptr_t>(f.q) % 16 != 0 ||
-      reinterpret_cast<uintptr_t>(f.v) % 16 != 0 || !tensor_map<e4m3, D>(&tk, f.k, heads_total, f.seq, kBlockN) ||
+  if (!usable_on_current_device<fwd_kernel<e4m3, D, CAUSAL, O, false>, L::kSmem, L::kThreads>() ||
+      reinterpret_cast<uintptr_t>(f.q) % 16 != 0 || reinterpret_cast<uintptr_t>(f.v) % 16 != 0 ||
+      !tensor_map<e4m3, D>(&tk, f.k, heads_total, f.seq, kBlockN) ||
       !tensor_map_3d<e4m3>(&tv, p.v_transposed, heads_total, D, seq_padded, D)) {
     return kNotRunnable;
   }
   transpose_v_kernel<D><<<dim3(seq_padded / kBlockN, heads_total), kTransposeThreads, 0, stream>>>(
       static_cast<const unsigned char *>(f.v), static_cast<unsigned char *>(p.v_transposed), f.seq, seq_padded);
-  const int row_blocks = (f.seq + L::kBlockM - 1) / L::kBlockM, items = row_blocks * heads_total;
-  kernel<<<fwd_grid<CAUSAL, D>(items, row_blocks), L::kThreads, L::kSmem, stream>>>(
-      unused, tk, tv, KernelArgs{f.q, f.out, f.lse, f.seq, f.scale * kLog2e, p.v_scale, row_blocks, items});
+  const int row_blocks = (f.seq + L::kBlockM - 1) / L::kBlockM;
+  if (!launch_items<e4m3, D, CAUSAL, O>(
+          unused, tk, tv,
+          KernelArgs{f.q, f.out, f.lse, f.seq, f.scale * kLog2e, p.v_scale, row_blocks, row_blocks * heads_total},
+          f.heads, stream)) {
+    return kNotRunnable;
+  }
   return static_cast<int>(cudaGetLastError());
 }
 

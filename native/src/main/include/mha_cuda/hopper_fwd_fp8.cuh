@@ -26,37 +26,42 @@ __host__ __device__ constexpr int kept_key(int position) {
 constexpr int kTransposeThreads = 256;
 
 // V [heads_total][seq][D] to V^T [heads_total][D][seq_padded] with each group of 32 keys in
-// kept_key order and keys at or past seq zero: one block a tile of kBlockN keys of one head.
+// kept_key order and keys at or past seq zero: one block a tile of kBlockN keys of one head. The
+// tile goes through shared memory in 4-byte words (4 head dims of a key); a thread then reads the
+// words of 4 keys and turns them into 4 words of 4 keys each (one a head dim) with byte permutes,
+// and a warp writes 128 consecutive bytes of each of 4 rows of V^T.
 template <int D>
 __global__ void __launch_bounds__(kTransposeThreads)
     transpose_v_kernel(const unsigned char *v, unsigned char *vt, int seq, int seq_padded) {
-  static_assert(D % 32 == 0 && kBlockN % 32 == 0, "keys move in groups of 32, head dims in warps of 32");
-  constexpr int kStride = D + 4;  // a row a bank further on: reading one key across 32 head dims is conflict-free
-  __shared__ __align__(16) unsigned char tile[kBlockN * kStride];
+  static_assert(D % 32 == 0 && kBlockN == 128, "a warp writes 128 keys: a whole tile of a row of V^T");
+  constexpr int kWords = D / 4;          // 4-byte words a key
+  constexpr int kStride = kWords + 1;    // words a key in shared memory: 33, a bank further a key
+  __shared__ uint32_t tile[kBlockN * kStride];
+  // Word w of key k is stored at word w ^ (k / 32 % 4) of its row: the keys a warp reads at once lie
+  // 32 apart in fours, which the row stride alone would put in one bank.
+  auto at = [](int key, int word) { return key * kStride + (word ^ (key / 32 % 4)); };
   const int key0 = blockIdx.x * kBlockN, head = blockIdx.y;
-  const unsigned char *src = v + (static_cast<size_t>(head) * seq + key0) * D;
-  for (int i = threadIdx.x; i < kBlockN * D / 4; i += kTransposeThreads) {
-    const int key = i / (D / 4), word = i % (D / 4);
-    const uint32_t value = key0 + key < seq ? reinterpret_cast<const uint32_t *>(src + key * D)[word] : 0u;
-    *reinterpret_cast<uint32_t *>(tile + key * kStride + 4 * word) = value;
+  const uint32_t *src = reinterpret_cast<const uint32_t *>(v + (static_cast<size_t>(head) * seq + key0) * D);
+  for (int i = threadIdx.x; i < kBlockN * kWords; i += kTransposeThreads) {
+    const int key = i / kWords, word = i % kWords;
+    tile[at(key, word)] = key0 + key < seq ? src[key * kWords + word] : 0u;
   }
   __syncthreads();
-  // A warp writes 16 keys of 32 head dims: one key of the tile at a time across the warp.
-  for (int i = threadIdx.x; i < D * kBlockN / 16; i += kTransposeThreads) {
-    const int d = i % 32 + 32 * (i / 32 / (kBlockN / 16)), chunk = i / 32 % (kBlockN / 16);
-    uint32_t out[4];
+  for (int i = threadIdx.x; i < kWords * kBlockN / 4; i += kTransposeThreads) {
+    const int position = 4 * (i % (kBlockN / 4)), word = i / (kBlockN / 4);  // keys position.., dims 4 word..
+    uint32_t in[4];
 #pragma unroll
-    for (int w = 0; w < 4; ++w) {
-      uint32_t word = 0;
+    for (int r = 0; r < 4; ++r) in[r] = tile[at((position + r) / 32 * 32 + kept_key((position + r) % 32), word)];
+    // in[r] byte b is dim 4 word + b of the r-th key; out[b] byte r the same.
+    const uint32_t lo01 = __byte_perm(in[0], in[1], 0x5140), hi01 = __byte_perm(in[0], in[1], 0x7362);
+    const uint32_t lo23 = __byte_perm(in[2], in[3], 0x5140), hi23 = __byte_perm(in[2], in[3], 0x7362);
+    const uint32_t out[4] = {__byte_perm(lo01, lo23, 0x5410), __byte_perm(lo01, lo23, 0x7632),
+                             __byte_perm(hi01, hi23, 0x5410), __byte_perm(hi01, hi23, 0x7632)};
 #pragma unroll
-      for (int b = 0; b < 4; ++b) {
-        const int position = 16 * chunk + 4 * w + b;
-        word |= static_cast<uint32_t>(tile[(position / 32 * 32 + kept_key(position % 32)) * kStride + d]) << (8 * b);
-      }
-      out[w] = word;
+    for (int b = 0; b < 4; ++b) {
+      *reinterpret_cast<uint32_t *>(vt + (static_cast<size_t>(head) * D + 4 * word + b) * seq_padded + key0 +
+                                    position) = out[b];
     }
-    *reinterpret_cast<uint4 *>(vt + (static_cast<size_t>(head) * D + d) * seq_padded + key0 + 16 * chunk) =
-        make_uint4(out[0], out[1], out[2], out[3]);
   }
 }
 

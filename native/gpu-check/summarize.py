@@ -15,18 +15,27 @@ FP8_TIME = re.compile(r"time-fp8 s=(\d+) d=(\d+) causal=(\d)\s+fwd e4m3 ours (\S
 BOUNDS = {"f32": 1e-4, "f16": 2e-3, "bf16": 1.6e-2}
 FP8_BOUND = 6e-2
 
-worst, verdict, order = {}, {}, []
-timing, fp8_worst, fp8_verdict, fp8_order, fp8_timing = [], {}, {}, [], []
+class Worst:
+    """The worst errors of each (dtype, head dim, causal) over the shapes, in first-seen order."""
+
+    def __init__(self):
+        self.values, self.passed, self.order = {}, {}, []
+
+    def add(self, m):
+        key = (m.group(2), int(m.group(3)), m.group(4) == "1")
+        values = [float(x) for x in m.groups()[4:]]
+        if key not in self.values:
+            self.order.append(key)
+            self.values[key], self.passed[key] = values, True
+        self.values[key] = [max(a, b) for a, b in zip(self.values[key], values)]
+        self.passed[key] &= m.group(1) == "PASS"
+
+
+errors, fp8_errors, timing, fp8_timing = Worst(), Worst(), [], []
 for line in open(sys.argv[1]):
     m = FP8_ERR.search(line)
     if m:
-        key = (m.group(2), int(m.group(3)), m.group(4) == "1")
-        values = [float(x) for x in m.groups()[4:]]
-        if key not in fp8_worst:
-            fp8_order.append(key)
-            fp8_worst[key], fp8_verdict[key] = values, True
-        fp8_worst[key] = [max(a, b) for a, b in zip(fp8_worst[key], values)]
-        fp8_verdict[key] &= m.group(1) == "PASS"
+        fp8_errors.add(m)
         continue
     m = FP8_TIME.search(line)
     if m:
@@ -34,23 +43,17 @@ for line in open(sys.argv[1]):
         continue
     m = ERR.search(line)
     if m:
-        key = (m.group(2), int(m.group(3)), m.group(4) == "1")
-        values = [float(x) for x in m.groups()[4:]]
-        if key not in worst:
-            order.append(key)
-            worst[key], verdict[key] = values, True
-        worst[key] = [max(a, b) for a, b in zip(worst[key], values)]
-        verdict[key] &= m.group(1) == "PASS"
+        errors.add(m)
     m = TIME.search(line)
     if m:
         timing.append(m.groups())
 
 print("| dtype | head dim | causal | out | lse (abs) | dq | dk | dv | torch SDPA out / dq / dk / dv | bound out / grads | |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
-for key in order:
-    w, b = worst[key], BOUNDS[key[0]]
+for key in errors.order:
+    w, b = errors.values[key], BOUNDS[key[0]]
     print("| %s | %d | %s | %.1e | %.1e | %.1e | %.1e | %.1e | %.1e / %.1e / %.1e / %.1e | %.1e / %.1e | %s |" % (
-        key[0], key[1], "yes" if key[2] else "no", *w, b, 2 * b, "PASS" if verdict[key] else "FAIL"))
+        key[0], key[1], "yes" if key[2] else "no", *w, b, 2 * b, "PASS" if errors.passed[key] else "FAIL"))
 print()
 print("| seq | head dim | dtype | causal | fwd ours ms | fwd SDPA ms | fwd: share of SDPA's throughput | bwd ours ms"
       " | bwd SDPA ms | bwd: share | TFLOP/s fwd ours / SDPA | TFLOP/s bwd ours / SDPA |")
@@ -62,9 +65,10 @@ for s, d, dt, c, of, oft, tf, tft, ob, obt, tb, tbt in timing:
 print()
 print("| output | head dim | causal | out | lse (abs) | torch SDPA out (same values in the output dtype) | bound out | |")
 print("|---|---|---|---|---|---|---|---|")
-for key in fp8_order:
-    print("| %s | %d | %s | %.1e | %.1e | %.1e | %.1e | %s |" % (
-        key[0], key[1], "yes" if key[2] else "no", *fp8_worst[key], FP8_BOUND, "PASS" if fp8_verdict[key] else "FAIL"))
+for key in fp8_errors.order:
+    print("| %s | %d | %s | %.1e | %.1e | %.1e | %.1e | %s |" % (key[0], key[1], "yes" if key[2] else "no",
+                                                          *fp8_errors.values[key], FP8_BOUND,
+                                                          "PASS" if fp8_errors.passed[key] else "FAIL"))
 print()
 print("| seq | head dim | causal | fwd e4m3 ours ms | fwd f16 SDPA ms | ours / SDPA f16 throughput | TFLOP/s ours / SDPA f16 |")
 print("|---|---|---|---|---|---|---|")

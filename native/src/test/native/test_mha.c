@@ -170,6 +170,16 @@ static double relative_error(mha_dtype dtype, const void *got, const double *wan
   return worst / peak;
 }
 
+/* Largest |got - want| over the log-sum-exp rows; NaN anywhere gives NaN. */
+static double lse_error(const float *got, const double *want, size_t rows) {
+  double worst = 0;
+  for (size_t i = 0; i < rows; i++) {
+    double err = fabs(got[i] - want[i]);
+    if (!(err <= worst)) worst = err;
+  }
+  return worst;
+}
+
 static const char *dtype_name(mha_dtype dtype) {
   return dtype == MHA_F32 ? "f32" : dtype == MHA_F16 ? "f16" : "bf16";
 }
@@ -209,11 +219,7 @@ static void check(mha_backend backend, mha_dtype dtype, shape s, unsigned seed) 
   mha_fwd_args fwd = {dtype, s.batch, s.heads, s.seq, s.dim, (float)s.scale, s.causal,
                       q,     k,       v,       out,   lse};
   int rc_fwd = mha_fwd(backend, &fwd, NULL);
-  double err_lse = 0;
-  for (size_t i = 0; i < rows; i++) {
-    double err = fabs(lse[i] - want_lse[i]);
-    if (!(err <= err_lse)) err_lse = err;
-  }
+  double err_lse = lse_error(lse, want_lse, rows);
   double err_out = relative_error(dtype, out, want_out, n);
   /* The backward runs on the library's own forward output, as training does. */
   mha_bwd_args bwd = {dtype, s.batch, s.heads, s.seq, s.dim, (float)s.scale, s.causal,
@@ -263,11 +269,7 @@ static void check_fp8(mha_backend backend, mha_dtype out_dtype, shape s, unsigne
                           bytes[0], bytes[1], bytes[2], (float)(1 / units[0]), (float)(1 / units[1]),
                           (float)(1 / units[2]), out, lse, NULL};
   int rc = mha_fwd_fp8(backend, &fwd, NULL);
-  double err_lse = 0;
-  for (size_t i = 0; i < rows; i++) {
-    double err = fabs(lse[i] - want_lse[i]);
-    if (!(err <= err_lse)) err_lse = err;
-  }
+  double err_lse = lse_error(lse, want_lse, rows);
   /* The 1/units scales are not exact in float32: a relative 6e-8 on each input, far below the bound. */
   double err_out = relative_error(out_dtype, out, want_out, n);
   int ok = rc == MHA_OK && err_out <= bound(out_dtype) && err_lse <= 1e-4;

@@ -46,7 +46,7 @@ struct Layout {
 };
 
 struct Barriers {
-  uint64_t q_full, q_empty, k_full[kMaxStages], k_empty[kMaxStages], v_full[kMaxStages], v_empty[kMaxStages];
+  uint64_t q_full, k_full[kMaxStages], k_empty[kMaxStages], v_full[kMaxStages], v_empty[kMaxStages];
 };
 
 #if defined(MHA_SM90_CODE)
@@ -154,7 +154,7 @@ __device__ __forceinline__ bool work_item(int round, const KernelArgs &args, Wor
 // empty buffers shows (H100, standalone harness: seq 1024 1.25x, 4096 1.05-1.10x, 8192
 // 1.02-1.04x; at 16384 0.98-0.99x, where the hardware's own dispatch of a block an item balances
 // the long items better). Otherwise a block an item: without a mask that did better too (0.94-0.98x
-// persistent at head dim 128; at 64, where Q waits in shared memory until the last item is done
+// persistent at head dim 128; at 64, where Q waited in shared memory until the last item was done
 // with it, 0.80-0.93x).
 template <bool CAUSAL, int D>
 constexpr bool persistent_for(int row_blocks) {
@@ -181,6 +181,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
                const __grid_constant__ CUtensorMap tv, const KernelArgs args) {
 #if defined(MHA_SM90_CODE)
   using L = Layout<T, D>;
+  static_assert(!PERSISTENT || L::kQInRegisters, "a persistent block loads Q for each item into registers");
   constexpr bool kE4m3 = std::is_same<T, e4m3>::value;
   constexpr int kPLog2 = kE4m3 ? 8 : 0;
   constexpr int kStages = L::kStages, kConsumers = L::kConsumers, kBlockM = L::kBlockM;
@@ -195,12 +196,11 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
   const int wg = threadIdx.x / 128;
   // The block's t-th tile (counted over all its items) uses buffer t % kStages, on its
   // (t / kStages)-th round: the parity its full barrier completes with, and the one the producer
-  // waits for before reusing the buffer. Q (in shared memory) has one buffer, one round an item.
+  // waits for before reusing the buffer.
   auto phase = [](int t) { return (t / kStages) & 1; };
 
   if (threadIdx.x == 0) {
     bar_init(&bar.q_full, 1);
-    bar_init(&bar.q_empty, kConsumers * 128);
     for (int s = 0; s < kStages; ++s) {
       bar_init(&bar.k_full[s], 1);
       bar_init(&bar.v_full[s], 1);
@@ -217,7 +217,6 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
       WorkItem w;
       for (int round = 0, it = 0; work_item<CAUSAL, kBlockM, PERSISTENT>(round, args, w); ++round) {
         if constexpr (!L::kQInRegisters) {
-          if (round > 0) bar_wait(&bar.q_empty, (round - 1) & 1);
           bar_expect(&bar.q_full, L::kQBytes);
           tma_load_tile<D, sizeof(T)>(q_s, kBlockM, &tq, &bar.q_full, w.m0, w.head);
         }
@@ -270,7 +269,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
     if constexpr (L::kQInRegisters) {
       load_operand<T, D>(q, static_cast<const T *>(args.q) + rows_before * D, row0, seq);
     } else {
-      bar_wait(&bar.q_full, round & 1);
+      bar_wait(&bar.q_full, 0);
     }
 #pragma unroll
     for (int i = 0; i < D / 2; ++i) o[i] = 0.f;
@@ -319,10 +318,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
     wgmma_commit();
     wgmma_wait<0>();
     pin(o);
-    if constexpr (PERSISTENT) {
-      bar_arrive(&bar.v_empty[last]);
-      if constexpr (!L::kQInRegisters) bar_arrive(&bar.q_empty);  // every S of the item is done
-    }
+    if constexpr (PERSISTENT) bar_arrive(&bar.v_empty[last]);
 
     const float sum0 = quad_sum(st.sum0), sum1 = quad_sum(st.sum1);
     store_accumulator<O, D>(args.out, o, rows_before, row0, seq, output_factor(sum0) * args.out_scale,

@@ -93,7 +93,7 @@ struct Shared {
     if (threadIdx.x == 0) {
       bar_init(&bar->own_full, 1);
       for (int s = 0; s < L::kStages; ++s) {
-        bar_init(&bar->full[s], 1);
+        bar_init(&bar->full[s], kWarpSize);  // the producer warp's lanes (see produce)
         bar_init(&bar->empty[s], kConsumers * 128);
       }
       bar_init_fence();
@@ -148,10 +148,15 @@ __device__ __forceinline__ void produce(const Shared<D, FUSED> &sm, const CUtens
       }
       __syncwarp();
     }
-    if (lane == 0) {  // its arrival releases the staged values with the tiles
+    // Every lane arrives, so that each one's stores of lse and delta are released to the consumers
+    // by its own arrival (the barrier completes with all 32 and the tiles' bytes), not only through
+    // __syncwarp and lane 0's, an order compute-sanitizer's racecheck does not follow.
+    if (lane == 0) {
       bar_expect(&sm.bar->full[stage], 2 * Layout<D, FUSED>::kTileBytes);
       tma_load_tile<D>(sm.tile_a(stage), kTileRows, tile_a, &sm.bar->full[stage], r0, head);
       tma_load_tile<D>(sm.tile_b(stage), kTileRows, tile_b, &sm.bar->full[stage], r0, head);
+    } else {
+      bar_arrive(&sm.bar->full[stage]);
     }
   }
 }

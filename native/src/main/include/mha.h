@@ -34,7 +34,8 @@ typedef enum {
 
 typedef enum {
   MHA_OK = 0,
-  MHA_ERR_ARGUMENT = 1,    /* null pointer, non-positive size, unknown dtype or backend */
+  MHA_ERR_ARGUMENT = 1,    /* null pointer, non-positive size, unknown dtype or backend; FP8: a
+                              scale not finite and positive, a workspace missing or unaligned */
   MHA_ERR_UNSUPPORTED = 2, /* head_dim without a kernel instance on this backend; FP8: not this GPU */
   MHA_ERR_NO_CUDA = 3,     /* the library was built without nvcc */
   MHA_ERR_CUDA = 4,        /* a CUDA launch failed: see mha_last_cuda_error() */

@@ -257,7 +257,9 @@ size_t mha_bwd_workspace_size(int batch, int heads, int seq_len) {
 const char *mha_status_string(int status) {
   switch (status) {
     case MHA_OK: return "ok";
-    case MHA_ERR_ARGUMENT: return "invalid argument (null pointer, non-positive size, unknown dtype or backend)";
+    case MHA_ERR_ARGUMENT:
+      return "invalid argument (null pointer, non-positive size, unknown dtype or backend; FP8: a scale not finite "
+             "and positive, a workspace missing or unaligned)";
     case MHA_ERR_UNSUPPORTED:
       return "not supported by this backend: head_dim (CUDA: 64 or 128), or FP8 off an H100/H200, at a head_dim "
              "other than 128 or with unaligned tensors";

@@ -203,15 +203,21 @@ struct FirstProducts {
       bar_wait(&sm.bar->own_full, 0);
     }
   }
+  // Both products as one group.
   __device__ __forceinline__ void issue(float (&x)[32], const unsigned char *b1, float (&y)[32],
                                         const unsigned char *b2) const {
-    if constexpr (IN_REGISTERS) {
-      issue_rk<T, D, kTileRows>(x, a1, b1);
-      issue_rk<T, D, kTileRows>(y, a2, b2);
-    } else {
-      issue_ss<T, D, kTileRows>(x, a1_rows, kOwnRows * 128, b1);
-      issue_ss<T, D, kTileRows>(y, a2_rows, kOwnRows * 128, b2);
-    }
+    product(x, a1, a1_rows, b1);
+    product(y, a2, a2_rows, b2);
+    wgmma_commit();
+  }
+  // Only x = A1 B1^T, or only y = A2 B2^T, each a group of its own: for a consumer that works on x
+  // while y is still on the tensor cores.
+  __device__ __forceinline__ void issue_first(float (&x)[32], const unsigned char *b1) const {
+    product(x, a1, a1_rows, b1);
+    wgmma_commit();
+  }
+  __device__ __forceinline__ void issue_second(float (&y)[32], const unsigned char *b2) const {
+    product(y, a2, a2_rows, b2);
     wgmma_commit();
   }
   // The same products, finished on return.
@@ -223,15 +229,21 @@ struct FirstProducts {
     pin(x);
     pin(y);
   }
+
+ private:
+  __device__ __forceinline__ void product(float (&c)[32], const uint32_t (&a)[IN_REGISTERS ? D / 16 : 1][4],
+                                          const unsigned char *a_rows, const unsigned char *b) const {
+    if constexpr (IN_REGISTERS) issue_rk<T, D, kTileRows>(c, a, b);
+    else issue_ss<T, D, kTileRows>(c, a_rows, kOwnRows * 128, b);
+  }
 };
 
-// P^T = exp2(S^T scale_log2 - lse) and dS^T = P^T (dP^T - delta) in place of S^T and dP^T for the
-// query tile at q0: rows are keys (key0 and key0 + 8 of a warpgroup whose keys start at `first`),
-// columns the tile's queries, whose lse (log2 units) and delta the producer staged.
+// P^T = exp2(S^T scale_log2 - lse) in place of S^T for the query tile at q0: rows are keys (key0
+// and key0 + 8 of a warpgroup whose keys start at `first`), columns the tile's queries, whose lse
+// (log2 units) the producer staged.
 template <bool CAUSAL>
-__device__ __forceinline__ void transposed_gradients(float (&st)[32], float (&dpt)[32], int q0, int key0, int first,
-                                                     int seq, const float *lse, const float *delta,
-                                                     float scale_log2) {
+__device__ __forceinline__ void transposed_probabilities(float (&st)[32], int q0, int key0, int first, int seq,
+                                                         const float *lse, float scale_log2) {
   const int lane = threadIdx.x % kWarpSize, key1 = key0 + 8;
   const bool mask = q0 + kTileRows > seq || (CAUSAL && first + 63 > q0);
 #pragma unroll
@@ -248,10 +260,31 @@ __device__ __forceinline__ void transposed_gradients(float (&st)[32], float (&dp
       }
       st[4 * j + e] = p0;
       st[4 * j + 2 + e] = p1;
-      dpt[4 * j + e] = p0 * (dpt[4 * j + e] - delta[col]);
-      dpt[4 * j + 2 + e] = p1 * (dpt[4 * j + 2 + e] - delta[col]);
     }
   }
+}
+
+// dS^T = P^T (dP^T - delta) in place of dP^T, with the tile's delta as the producer staged it.
+__device__ __forceinline__ void transposed_ds(const float (&pt)[32], float (&dpt)[32], const float *delta) {
+  const int lane = threadIdx.x % kWarpSize;
+#pragma unroll
+  for (int j = 0; j < kTileRows / 8; ++j) {
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int col = 8 * j + 2 * (lane % 4) + e;
+      dpt[4 * j + e] = pt[4 * j + e] * (dpt[4 * j + e] - delta[col]);
+      dpt[4 * j + 2 + e] = pt[4 * j + 2 + e] * (dpt[4 * j + 2 + e] - delta[col]);
+    }
+  }
+}
+
+// Both of the above.
+template <bool CAUSAL>
+__device__ __forceinline__ void transposed_gradients(float (&st)[32], float (&dpt)[32], int q0, int key0, int first,
+                                                     int seq, const float *lse, const float *delta,
+                                                     float scale_log2) {
+  transposed_probabilities<CAUSAL>(st, q0, key0, first, seq, lse, scale_log2);
+  transposed_ds(st, dpt, delta);
 }
 
 template <typename T, int D, bool CAUSAL>
@@ -504,15 +537,18 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
       *reinterpret_cast<uint32_t *>(ds + (local0 + 8) * 128 + ((2 * kk + 1) ^ swizzle) * 16 + within) = ds_op[kk][3];
     }
   };
-  // dV, dK and this consumer's half of the head dims of dQ_tile = dS K (over all 128 keys, from the
-  // dS^T buffer of tile t, which both consumers wrote before a barrier), issued, not committed.
+  // dV and dK of tile t, then this consumer's half of the head dims of dQ_tile = dS K (over all 128
+  // keys, from the dS^T buffer of tile t, which both consumers wrote before a barrier); issued, not
+  // committed.
   const unsigned char *k_columns =
       sm.own_a + consumer * (kHalf / 64 * kOwnRows * 128 + kHalf % 64 * 2);  // K N-major from there
-  auto products = [&](int t, const uint32_t (&p_op)[kTileRows / 16][4], const uint32_t (&ds_op)[kTileRows / 16][4],
-                      float (&dq)[kHalf / 2]) {
+  auto key_products = [&](int t, const uint32_t (&p_op)[kTileRows / 16][4],
+                          const uint32_t (&ds_op)[kTileRows / 16][4]) {
     const int stage = t % kStages;
     issue_rs<T, kTileRows, D>(dv, p_op, sm.tile_b(stage));   // dV += P^T dO
     issue_rs<T, kTileRows, D>(dk, ds_op, sm.tile_a(stage));  // dK += dS^T Q
+  };
+  auto query_product = [&](int t, float (&dq)[kHalf / 2]) {
     issue_transposed<T, kOwnRows, kHalf>(dq, sm.ds(t % 2), k_columns);
   };
   // The half of dQ_tile of tile t into the consumer's float32 buffer t % 2, for the issuer to hand to
@@ -536,11 +572,28 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   uint32_t p_op[kTileRows / 16][4], ds_op[kTileRows / 16][4];
   float dq[kHalf / 2];
   if constexpr (!kOverlapFused<D>) {
+    // Without room for a whole tile ahead, the overlap is finer: P^T's exponentials run while dP^T
+    // is on the tensor cores, and dS^T's buffer and the barrier while dV and dK are.
+    pin(dk);  // zeroed before the first product goes out: ptxas serialises the wgmmas otherwise
+    pin(dv);
     for (int t = 0; t < tiles; ++t) {
       const int stage = t % kStages;
       wait_tile(t);
-      first.run(st, sm.tile_a(stage), dpt, sm.tile_b(stage));
-      gradients(st, dpt, t, p_op, ds_op);
+      wgmma_fence();
+      first.issue_first(st, sm.tile_a(stage));   // S^T = K Q^T
+      first.issue_second(dpt, sm.tile_b(stage));  // dP^T = V dO^T
+      wgmma_wait<1>();
+      pin(st);
+      transposed_probabilities<CAUSAL>(st, q_begin + t * kTileRows, key0, at.first, seq, sm.lse(stage),
+                                       args.scale_log2);
+      wgmma_wait<0>();
+      pin(dpt);
+      transposed_ds(st, dpt, sm.delta(stage));
+      to_operand<T, kTileRows>(p_op, st);
+      to_operand<T, kTileRows>(ds_op, dpt);
+      wgmma_fence();
+      key_products(t, p_op, ds_op);
+      wgmma_commit();
       write_ds(t, ds_op);
       fence_async_shared();
       // The dQ buffers t % 2 are written this tile; the TMA unit last read them two tiles ago.
@@ -552,7 +605,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
       // The dS^T buffer is written again two tiles on, after the next barrier, which this consumer
       // reaches only once its product has read the buffer.
       wgmma_fence();
-      products(t, p_op, ds_op, dq);
+      query_product(t, dq);
       wgmma_commit();
       wgmma_wait<0>();
       pin(dv);
@@ -595,7 +648,8 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
       wait_tile(t + 1);
       wgmma_fence();
       first.issue(st, sm.tile_a(next), dpt, sm.tile_b(next));  // committed
-      products(t, p_op, ds_op, dq);
+      key_products(t, p_op, ds_op);
+      query_product(t, dq);
       wgmma_commit();
       wgmma_wait<1>();  // S^T, dP^T of tile t+1 are ready; dV, dK, dQ of tile t still run
       pin(st);
@@ -609,7 +663,8 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
       finish(t, true);
     }
     wgmma_fence();
-    products(tiles - 1, p_op, ds_op, dq);
+    key_products(tiles - 1, p_op, ds_op);
+    query_product(tiles - 1, dq);
     wgmma_commit();
     wgmma_wait<0>();
     pin(dv);

@@ -17,12 +17,12 @@
 template <typename T> struct Element;
 template <> struct Element<__half> {
   static const char *name() { return "fp16"; }
-  static __half of(float x) { return __float2half(x); }
+  static __host__ __device__ __half of(float x) { return __float2half(x); }
   static float value(__half x) { return __half2float(x); }
 };
 template <> struct Element<__nv_bfloat16> {
   static const char *name() { return "bf16"; }
-  static __nv_bfloat16 of(float x) { return __float2bfloat16(x); }
+  static __host__ __device__ __nv_bfloat16 of(float x) { return __float2bfloat16(x); }
   static float value(__nv_bfloat16 x) { return __bfloat162float(x); }
 };
 

@@ -39,6 +39,15 @@ constexpr bool kOverlapDkdv = D == 64;
 // registers of accumulators and operands a thread.
 template <int D>
 constexpr bool kOverlapFused = D == 64;
+// Without it (head dim 128), whether a tile's first two products are waited for one at a time, P^T's
+// exponentials running while dP^T is on the tensor cores, and dV and dK issued before the dS^T
+// buffer's barrier, dQ's product after it; otherwise all three after it. Measured on an H100 and an
+// H200 (2026-11-25) against the coarser overlap: 1.01-1.09x as fast in check.py's timing, but for
+// fp16 without a mask 0.82-0.95x there (on torch.randn inputs), although the standalone harness
+// times that case 1.06x as fast too, on its own random inputs and with the card at its power limit.
+// Not understood yet; until it is, that case keeps the coarser overlap.
+template <typename T, bool CAUSAL>
+constexpr bool kFineOverlap = CAUSAL || !std::is_same_v<T, __half>;
 
 // Four stages for the two passes: a stage is held from the first products of its tile until the
 // last ones finish, which with the overlap spans two iterations, and the loads need one more
@@ -240,10 +249,12 @@ struct FirstProducts {
 
 // P^T = exp2(S^T scale_log2 - lse) in place of S^T for the query tile at q0: rows are keys (key0
 // and key0 + 8 of a warpgroup whose keys start at `first`), columns the tile's queries, whose lse
-// (log2 units) the producer staged.
-template <bool CAUSAL>
-__device__ __forceinline__ void transposed_probabilities(float (&st)[32], int q0, int key0, int first, int seq,
-                                                         const float *lse, float scale_log2) {
+// (log2 units) the producer staged; WITH_DS: also dS^T = P^T (dP^T - delta) in place of dP^T, each
+// element right after its P^T, with the tile's delta as the producer staged it.
+template <bool CAUSAL, bool WITH_DS = false>
+__device__ __forceinline__ void transposed_probabilities(float (&st)[32], float (&dpt)[32], int q0, int key0,
+                                                         int first, int seq, const float *lse, const float *delta,
+                                                         float scale_log2) {
   const int lane = threadIdx.x % kWarpSize, key1 = key0 + 8;
   const bool mask = q0 + kTileRows > seq || (CAUSAL && first + 63 > q0);
 #pragma unroll
@@ -260,6 +271,10 @@ __device__ __forceinline__ void transposed_probabilities(float (&st)[32], int q0
       }
       st[4 * j + e] = p0;
       st[4 * j + 2 + e] = p1;
+      if constexpr (WITH_DS) {
+        dpt[4 * j + e] = p0 * (dpt[4 * j + e] - delta[col]);
+        dpt[4 * j + 2 + e] = p1 * (dpt[4 * j + 2 + e] - delta[col]);
+      }
     }
   }
 }
@@ -278,12 +293,12 @@ __device__ __forceinline__ void transposed_ds(const float (&pt)[32], float (&dpt
   }
 }
 
-// Both of the above.
+// Both of the above, one after the other.
 template <bool CAUSAL>
 __device__ __forceinline__ void transposed_gradients(float (&st)[32], float (&dpt)[32], int q0, int key0, int first,
                                                      int seq, const float *lse, const float *delta,
                                                      float scale_log2) {
-  transposed_probabilities<CAUSAL>(st, q0, key0, first, seq, lse, scale_log2);
+  transposed_probabilities<CAUSAL>(st, dpt, q0, key0, first, seq, lse, nullptr, scale_log2);
   transposed_ds(st, dpt, delta);
 }
 
@@ -572,28 +587,37 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   uint32_t p_op[kTileRows / 16][4], ds_op[kTileRows / 16][4];
   float dq[kHalf / 2];
   if constexpr (!kOverlapFused<D>) {
-    // Without room for a whole tile ahead, the overlap is finer: P^T's exponentials run while dP^T
-    // is on the tensor cores, and dS^T's buffer and the barrier while dV and dK are.
-    pin(dk);  // zeroed before the first product goes out: ptxas serialises the wgmmas otherwise
-    pin(dv);
+    constexpr bool kFine = kFineOverlap<T, CAUSAL>;
+    if constexpr (kFine) {
+      pin(dk);  // zeroed before the first product goes out: ptxas serialises the wgmmas otherwise
+      pin(dv);
+    }
     for (int t = 0; t < tiles; ++t) {
       const int stage = t % kStages;
       wait_tile(t);
-      wgmma_fence();
-      first.issue_first(st, sm.tile_a(stage));   // S^T = K Q^T
-      first.issue_second(dpt, sm.tile_b(stage));  // dP^T = V dO^T
-      wgmma_wait<1>();
-      pin(st);
-      transposed_probabilities<CAUSAL>(st, q_begin + t * kTileRows, key0, at.first, seq, sm.lse(stage),
-                                       args.scale_log2);
-      wgmma_wait<0>();
-      pin(dpt);
-      transposed_ds(st, dpt, sm.delta(stage));
-      to_operand<T, kTileRows>(p_op, st);
-      to_operand<T, kTileRows>(ds_op, dpt);
-      wgmma_fence();
-      key_products(t, p_op, ds_op);
-      wgmma_commit();
+      if constexpr (kFine) {
+        wgmma_fence();
+        first.issue_first(st, sm.tile_a(stage));   // S^T = K Q^T
+        first.issue_second(dpt, sm.tile_b(stage));  // dP^T = V dO^T
+        wgmma_wait<1>();
+        pin(st);
+        transposed_probabilities<CAUSAL>(st, dpt, q_begin + t * kTileRows, key0, at.first, seq, sm.lse(stage),
+                                         nullptr, args.scale_log2);
+        wgmma_wait<0>();
+        pin(dpt);
+        transposed_ds(st, dpt, sm.delta(stage));
+        to_operand<T, kTileRows>(p_op, st);
+        to_operand<T, kTileRows>(ds_op, dpt);
+        wgmma_fence();
+        key_products(t, p_op, ds_op);  // under the dS^T buffer and the barrier
+        wgmma_commit();
+      } else {
+        first.run(st, sm.tile_a(stage), dpt, sm.tile_b(stage));
+        transposed_probabilities<CAUSAL, true>(st, dpt, q_begin + t * kTileRows, key0, at.first, seq, sm.lse(stage),
+                                               sm.delta(stage), args.scale_log2);
+        to_operand<T, kTileRows>(p_op, st);
+        to_operand<T, kTileRows>(ds_op, dpt);
+      }
       write_ds(t, ds_op);
       fence_async_shared();
       // The dQ buffers t % 2 are written this tile; the TMA unit last read them two tiles ago.
@@ -605,6 +629,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
       // The dS^T buffer is written again two tiles on, after the next barrier, which this consumer
       // reaches only once its product has read the buffer.
       wgmma_fence();
+      if constexpr (!kFine) key_products(t, p_op, ds_op);
       query_product(t, dq);
       wgmma_commit();
       wgmma_wait<0>();

@@ -169,7 +169,8 @@ static void time_bwd(int seq) {
   }
   if (inputs == Inputs::kHot) {
     run_bwd<T, D, CAUSAL>(t, b, h, seq, true);
-    for (const auto start = std::chrono::steady_clock::now(); std::chrono::steady_clock::now() - start < std::chrono::seconds(2);) {
+    const auto start = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - start < std::chrono::seconds(2)) {
       for (int i = 0; i < 4; ++i) run_bwd<T, D, CAUSAL>(t, b, h, seq, false);
       CHECK(cudaDeviceSynchronize());
     }

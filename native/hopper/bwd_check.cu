@@ -156,28 +156,23 @@ static void time_bwd(int seq) {
   const int b = 4, h = 16;
   const size_t n = static_cast<size_t>(b) * h * seq * D, rows = static_cast<size_t>(b) * h * seq;
   Tensors t = allocate<T, D>(n, rows);
-  std::vector<T> init(n);
-  for (size_t i = 0; i < n; ++i) init[i] = Element<T>::of((i * 2654435761u % 1000) / 1000.f - 0.5f);
-  unsigned seed = 0;
-  for (void *x : {t.q, t.k, t.v, t.dout}) {
-    if (inputs == Inputs::kPattern) {
-      CHECK(cudaMemcpy(x, init.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-    } else {
-      fill_random<T><<<1024, 256>>>(static_cast<T *>(x), n, ++seed);
-      CHECK(cudaGetLastError());
-    }
-  }
-  if (inputs == Inputs::kHot) {
-    run_bwd<T, D, CAUSAL>(t, b, h, seq, true);
-    const auto start = std::chrono::steady_clock::now();
-    while (std::chrono::steady_clock::now() - start < std::chrono::seconds(2)) {
-      for (int i = 0; i < 4; ++i) run_bwd<T, D, CAUSAL>(t, b, h, seq, false);
-      CHECK(cudaDeviceSynchronize());
-    }
+  if (inputs == Inputs::kPattern) {
+    std::vector<T> init(n);
+    for (size_t i = 0; i < n; ++i) init[i] = Element<T>::of((i * 2654435761u % 1000) / 1000.f - 0.5f);
+    for (void *x : {t.q, t.k, t.v, t.dout}) CHECK(cudaMemcpy(x, init.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  } else {
+    unsigned seed = 0;
+    for (void *x : {t.q, t.k, t.v, t.dout}) fill_random<T><<<1024, 256>>>(static_cast<T *>(x), n, ++seed);
+    CHECK(cudaGetLastError());
   }
   run_bwd<T, D, CAUSAL>(t, b, h, seq, true);
   run_bwd<T, D, CAUSAL>(t, b, h, seq, false);
   CHECK(cudaDeviceSynchronize());
+  for (const auto start = std::chrono::steady_clock::now();
+       inputs == Inputs::kHot && std::chrono::steady_clock::now() - start < std::chrono::seconds(2);) {
+    for (int i = 0; i < 4; ++i) run_bwd<T, D, CAUSAL>(t, b, h, seq, false);
+    CHECK(cudaDeviceSynchronize());
+  }
   cudaEvent_t e0, e1;
   CHECK(cudaEventCreate(&e0));
   CHECK(cudaEventCreate(&e1));

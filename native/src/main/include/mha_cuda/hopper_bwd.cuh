@@ -42,7 +42,7 @@ constexpr bool kOverlapFused = D == 64;
 // Without it (head dim 128), whether a tile's first two products are waited for one at a time, P^T's
 // exponentials running while dP^T is on the tensor cores, and dV and dK issued before the dS^T
 // buffer's barrier, dQ's product after it; otherwise all three after it. Measured on an H100 and an
-// H200 (2026-11-25) against the coarser overlap: 1.01-1.09x as fast in check.py's timing, but for
+// H200 against the coarser overlap: 1.01-1.09x as fast in check.py's timing, but for
 // fp16 without a mask 0.82-0.95x there (on torch.randn inputs), although the standalone harness
 // times that case 1.06x as fast too, on its own random inputs and with the card at its power limit.
 // Not understood yet; until it is, that case keeps the coarser overlap.

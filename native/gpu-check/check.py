@@ -21,6 +21,12 @@ GPU) and loaded here with ctypes. Modes:
   check.py profile DIST         one forward and backward, fp16, b=4 h=16 s=4096 d=128, and one FP8
                                 forward, full then causal: the launches to look at with ncu
   check.py fp8 DIST             the FP8 forward's part of correctness and timing alone
+  check.py compare DIST OTHER [randn|uniform]
+                                two builds in one process, their forwards and backwards taking
+                                turns on the same inputs (b=4, h=16; head dim 128 at seq 4k and
+                                8k, 64 at 4k and 16k): OTHER/release's time over DIST/release's;
+                                uniform: values of variance 1 from a uniform distribution
+                                instead of torch.randn
   check.py all DIST             the three, writing results.json and report.md to $OUT (or .)
 Exit status 1 when any check fails.
 """
@@ -382,6 +388,39 @@ def timing(dist):
     return rows
 
 
+def compare(dist, other, inputs):
+    """Two builds timed against each other under the same power limit and the same inputs."""
+    mha, alt = (Mha(os.path.join(d, "release", "libmha.so")) for d in (dist, other))
+    if (mha.variant(), alt.variant()) != (1, 1):
+        raise RuntimeError("compare wants two release builds, got variants %d and %d" % (mha.variant(), alt.variant()))
+    draw = {"randn": lambda *shape, **kw: torch.randn(*shape, **kw),
+            "uniform": lambda *shape, **kw: (torch.rand(*shape, **kw) * 2 - 1) * math.sqrt(3)}[inputs]
+    rows, b, h = [], 4, 16
+    for d, s in [(128, 4096), (128, 8192), (64, 4096), (64, 16384)]:
+        for name in ("f16", "bf16"):
+            for causal in (False, True):
+                dtype, scale = DTYPES[name][1], d ** -0.5
+                q, k, v, dout = (draw(b, h, s, d, device="cuda", dtype=torch.float32).to(dtype) for _ in range(4))
+                out, lse = torch.empty_like(q), torch.empty(b, h, s, device="cuda")
+                dq, dk, dv = torch.empty_like(q), torch.empty_like(q), torch.empty_like(q)
+                ws = mha.workspace(b, h, s)
+                mha.fwd(q, k, v, causal, scale, out, lse)
+                times = taking_turns_ms([
+                    lambda: mha.fwd(q, k, v, causal, scale, out, lse),
+                    lambda: mha.bwd(q, k, v, out, dout, lse, causal, scale, dq, dk, dv, ws),
+                    lambda: alt.fwd(q, k, v, causal, scale, out, lse),
+                    lambda: alt.bwd(q, k, v, out, dout, lse, causal, scale, dq, dk, dv, ws)])
+                row = {"seq": s, "dim": d, "dtype": name, "causal": causal, "inputs": inputs,
+                       "fwd_ms": times[0], "bwd_ms": times[1], "other_fwd_ms": times[2], "other_bwd_ms": times[3]}
+                rows.append(row)
+                print("compare s=%d d=%d %-4s causal=%d %s  fwd %.3f / %.3f ms = %.3fx  bwd %.3f / %.3f ms = %.3fx" % (
+                    s, d, name, causal, inputs, times[2], times[0], times[2] / times[0], times[3], times[1],
+                    times[3] / times[1]), flush=True)
+                del q, k, v, dout, out, dq, dk, dv, ws
+                torch.cuda.empty_cache()
+    return rows
+
+
 def timing_fp8(mha):
     """The FP8 forward (transposition of V included) against SDPA's fp16 forward on the same values."""
     rows, b, h, d = [], 4, 16, 128
@@ -463,6 +502,11 @@ def main():
         return two_copies_child(dist, sys.argv[3])
     if mode == "profile":
         return profile(dist)
+    if mode == "compare":
+        print(json.dumps(device_info()), flush=True)
+        print("time of %s over %s" % (sys.argv[3], sys.argv[2]), flush=True)
+        compare(dist, os.path.abspath(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else "randn")
+        return 0
     report = {"device": device_info()}
     print(json.dumps(report["device"]), flush=True)
     failures = 0

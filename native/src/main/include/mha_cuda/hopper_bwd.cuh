@@ -41,11 +41,11 @@ template <int D>
 constexpr bool kOverlapFused = D == 64;
 // Without it (head dim 128), whether a tile's first two products are waited for one at a time, P^T's
 // exponentials running while dP^T is on the tensor cores, and dV and dK issued before the dS^T
-// buffer's barrier, dQ's product after it; otherwise all three after it. Measured on an H100 and an
-// H200 against the coarser overlap: 1.01-1.09x as fast in check.py's timing, but for
-// fp16 without a mask 0.82-0.95x there (on torch.randn inputs), although the standalone harness
-// times that case 1.06x as fast too, on its own random inputs and with the card at its power limit.
-// Not understood yet; until it is, that case keeps the coarser overlap.
+// buffer's barrier, dQ's product after it; otherwise all three after it. Timed against the coarser
+// overlap in one process, the card at its power limit (check.py compare, H100): 1.07-1.10x as fast
+// for bf16 and for causal fp16, 0.94x for fp16 without a mask (on normal and on uniform inputs
+// alike), although there it takes 7 % fewer cycles when it runs alone (ncu): the card lowers its
+// clock further for it. Each half of the finer overlap alone is within noise of the coarser one there.
 template <typename T, bool CAUSAL>
 constexpr bool kFineOverlap = CAUSAL || !std::is_same_v<T, __half>;
 
@@ -498,8 +498,13 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   const int head = blockIdx.z * gridDim.y + blockIdx.y;
   const int q_begin = CAUSAL ? n0 / kTileRows * kTileRows : 0;
   const int tiles = (seq - q_begin + kTileRows - 1) / kTileRows;
+  // Without a mask every key block walks all of its head's query tiles, and the blocks of a head
+  // run side by side; each starts at its own tile (spread evenly over the walk), so that they do not
+  // all add into the same dQ rows at the same moment. Causal blocks start at their diagonals anyway.
+  const int shift = CAUSAL ? 0 : static_cast<int>(blockIdx.x) * tiles / static_cast<int>(gridDim.x);
+  auto tile_row = [&](int t) { return q_begin + (t + shift < tiles ? t + shift : t + shift - tiles) * kTileRows; };
   if (threadIdx.x < 128) {
-    produce<D, true>(sm, &tk, &tv, &tq, &tdo, n0, tiles, [&](int t) { return q_begin + t * kTileRows; }, head,
+    produce<D, true>(sm, &tk, &tv, &tq, &tdo, n0, tiles, tile_row, head,
                      args, true, true);
     return;
   }
@@ -523,7 +528,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     for (int c = 0; c < kConsumers; ++c) {
 #pragma unroll
       for (int box = 0; box < kHalf / 32; ++box) {
-        tma_add(&tdq, sm.dq(t % 2, c) + box * kBoxBytes, c * kHalf + box * 32, q_begin + t * kTileRows, head);
+        tma_add(&tdq, sm.dq(t % 2, c) + box * kBoxBytes, c * kHalf + box * 32, tile_row(t), head);
       }
     }
     bulk_commit();
@@ -534,7 +539,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   auto gradients = [&](float (&st)[32], float (&dpt)[32], int t, uint32_t (&p_op)[kTileRows / 16][4],
                        uint32_t (&ds_op)[kTileRows / 16][4]) {
     const int stage = t % kStages;
-    transposed_gradients<CAUSAL>(st, dpt, q_begin + t * kTileRows, key0, at.first, seq, sm.lse(stage),
+    transposed_gradients<CAUSAL>(st, dpt, tile_row(t), key0, at.first, seq, sm.lse(stage),
                                  sm.delta(stage), args.scale_log2);
     to_operand<T, kTileRows>(p_op, st);
     to_operand<T, kTileRows>(ds_op, dpt);
@@ -601,7 +606,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
         first.issue_second(dpt, sm.tile_b(stage));  // dP^T = V dO^T
         wgmma_wait<1>();
         pin(st);
-        transposed_probabilities<CAUSAL>(st, dpt, q_begin + t * kTileRows, key0, at.first, seq, sm.lse(stage),
+        transposed_probabilities<CAUSAL>(st, dpt, tile_row(t), key0, at.first, seq, sm.lse(stage),
                                          nullptr, args.scale_log2);
         wgmma_wait<0>();
         pin(dpt);
@@ -613,7 +618,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
         wgmma_commit();
       } else {
         first.run(st, sm.tile_a(stage), dpt, sm.tile_b(stage));
-        transposed_probabilities<CAUSAL, true>(st, dpt, q_begin + t * kTileRows, key0, at.first, seq, sm.lse(stage),
+        transposed_probabilities<CAUSAL, true>(st, dpt, tile_row(t), key0, at.first, seq, sm.lse(stage),
                                                sm.delta(stage), args.scale_log2);
         to_operand<T, kTileRows>(p_op, st);
         to_operand<T, kTileRows>(ds_op, dpt);
@@ -679,7 +684,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
       wgmma_wait<1>();  // S^T, dP^T of tile t+1 are ready; dV, dK, dQ of tile t still run
       pin(st);
       pin(dpt);
-      transposed_gradients<CAUSAL>(st, dpt, q_begin + (t + 1) * kTileRows, key0, at.first, seq, sm.lse(next),
+      transposed_gradients<CAUSAL>(st, dpt, tile_row(t + 1), key0, at.first, seq, sm.lse(next),
                                    sm.delta(next), args.scale_log2);
       wgmma_wait<0>();  // the products have read p_op, ds_op and tile t's stage
       pin(dv);

@@ -93,8 +93,11 @@ struct Shared {
   Barriers *bar;
 
   __device__ __forceinline__ Shared(unsigned char *raw) {
-    unsigned char *base =
-        reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
+    // Aligned by moving the pointer itself rather than rounding it as an integer, so that the compiler
+    // still knows every address below to be shared memory: ld/st.shared for the dS^T and dQ buffers
+    // and lse/delta, where generic accesses cost a lookup of the address space and a wait like a
+    // global load's.
+    unsigned char *base = raw + (1024 - shared_address(raw) % 1024) % 1024;
     own_a = base;
     own_b = base + L::kOwnBytes;
     stage_base = base + 2 * L::kOwnBytes;
@@ -642,9 +645,9 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
       pin(dk);
       pin(dq);
       bar_arrive(&sm.bar->empty[stage]);
-      stage_dq(t, dq);
-      fence_async_shared();
+      stage_dq(t, dq);  // handed to the TMA unit by the next tile's fence and barrier (or those below)
     }
+    fence_async_shared();
     consumers_sync<kConsumers * 128>();
     if (issuer) add_dq(tiles - 1);
   } else {

@@ -39,15 +39,6 @@ constexpr bool kOverlapDkdv = D == 64;
 // registers of accumulators and operands a thread.
 template <int D>
 constexpr bool kOverlapFused = D == 64;
-// Without it (head dim 128), whether a tile's first two products are waited for one at a time, P^T's
-// exponentials running while dP^T is on the tensor cores, and dV and dK issued before the dS^T
-// buffer's barrier, dQ's product after it; otherwise all three after it. Timed against the coarser
-// overlap in one process, the card at its power limit (check.py compare, H100): 1.07-1.10x as fast
-// for bf16 and for causal fp16, 0.94x for fp16 without a mask (on normal and on uniform inputs
-// alike), although there it takes 7 % fewer cycles when it runs alone (ncu): the card lowers its
-// clock further for it. Each half of the finer overlap alone is within noise of the coarser one there.
-template <typename T, bool CAUSAL>
-constexpr bool kFineOverlap = CAUSAL || !std::is_same_v<T, __half>;
 
 // Four stages for the two passes: a stage is held from the first products of its tile until the
 // last ones finish, which with the overlap spans two iterations, and the loads need one more
@@ -252,12 +243,10 @@ struct FirstProducts {
 
 // P^T = exp2(S^T scale_log2 - lse) in place of S^T for the query tile at q0: rows are keys (key0
 // and key0 + 8 of a warpgroup whose keys start at `first`), columns the tile's queries, whose lse
-// (log2 units) the producer staged; WITH_DS: also dS^T = P^T (dP^T - delta) in place of dP^T, each
-// element right after its P^T, with the tile's delta as the producer staged it.
-template <bool CAUSAL, bool WITH_DS = false>
-__device__ __forceinline__ void transposed_probabilities(float (&st)[32], float (&dpt)[32], int q0, int key0,
-                                                         int first, int seq, const float *lse, const float *delta,
-                                                         float scale_log2) {
+// (log2 units) the producer staged.
+template <bool CAUSAL>
+__device__ __forceinline__ void transposed_probabilities(float (&st)[32], int q0, int key0, int first, int seq,
+                                                         const float *lse, float scale_log2) {
   const int lane = threadIdx.x % kWarpSize, key1 = key0 + 8;
   const bool mask = q0 + kTileRows > seq || (CAUSAL && first + 63 > q0);
 #pragma unroll
@@ -274,10 +263,6 @@ __device__ __forceinline__ void transposed_probabilities(float (&st)[32], float 
       }
       st[4 * j + e] = p0;
       st[4 * j + 2 + e] = p1;
-      if constexpr (WITH_DS) {
-        dpt[4 * j + e] = p0 * (dpt[4 * j + e] - delta[col]);
-        dpt[4 * j + 2 + e] = p1 * (dpt[4 * j + 2 + e] - delta[col]);
-      }
     }
   }
 }
@@ -301,7 +286,7 @@ template <bool CAUSAL>
 __device__ __forceinline__ void transposed_gradients(float (&st)[32], float (&dpt)[32], int q0, int key0, int first,
                                                      int seq, const float *lse, const float *delta,
                                                      float scale_log2) {
-  transposed_probabilities<CAUSAL>(st, dpt, q0, key0, first, seq, lse, nullptr, scale_log2);
+  transposed_probabilities<CAUSAL>(st, q0, key0, first, seq, lse, scale_log2);
   transposed_ds(st, dpt, delta);
 }
 
@@ -595,37 +580,28 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   uint32_t p_op[kTileRows / 16][4], ds_op[kTileRows / 16][4];
   float dq[kHalf / 2];
   if constexpr (!kOverlapFused<D>) {
-    constexpr bool kFine = kFineOverlap<T, CAUSAL>;
-    if constexpr (kFine) {
-      pin(dk);  // zeroed before the first product goes out: ptxas serialises the wgmmas otherwise
-      pin(dv);
-    }
+    // S^T and dP^T are waited for one at a time, so that P^T's exponentials run while dP^T is on the
+    // tensor cores; dV and dK go out before the dS^T buffer is written and the consumers meet at its
+    // barrier, dQ's product after it.
+    pin(dk);  // zeroed before the first product goes out: ptxas serialises the wgmmas otherwise
+    pin(dv);
     for (int t = 0; t < tiles; ++t) {
       const int stage = t % kStages;
       wait_tile(t);
-      if constexpr (kFine) {
-        wgmma_fence();
-        first.issue_first(st, sm.tile_a(stage));   // S^T = K Q^T
-        first.issue_second(dpt, sm.tile_b(stage));  // dP^T = V dO^T
-        wgmma_wait<1>();
-        pin(st);
-        transposed_probabilities<CAUSAL>(st, dpt, tile_row(t), key0, at.first, seq, sm.lse(stage),
-                                         nullptr, args.scale_log2);
-        wgmma_wait<0>();
-        pin(dpt);
-        transposed_ds(st, dpt, sm.delta(stage));
-        to_operand<T, kTileRows>(p_op, st);
-        to_operand<T, kTileRows>(ds_op, dpt);
-        wgmma_fence();
-        key_products(t, p_op, ds_op);  // under the dS^T buffer and the barrier
-        wgmma_commit();
-      } else {
-        first.run(st, sm.tile_a(stage), dpt, sm.tile_b(stage));
-        transposed_probabilities<CAUSAL, true>(st, dpt, tile_row(t), key0, at.first, seq, sm.lse(stage),
-                                               sm.delta(stage), args.scale_log2);
-        to_operand<T, kTileRows>(p_op, st);
-        to_operand<T, kTileRows>(ds_op, dpt);
-      }
+      wgmma_fence();
+      first.issue_first(st, sm.tile_a(stage));   // S^T = K Q^T
+      first.issue_second(dpt, sm.tile_b(stage));  // dP^T = V dO^T
+      wgmma_wait<1>();
+      pin(st);
+      transposed_probabilities<CAUSAL>(st, tile_row(t), key0, at.first, seq, sm.lse(stage), args.scale_log2);
+      wgmma_wait<0>();
+      pin(dpt);
+      transposed_ds(st, dpt, sm.delta(stage));
+      to_operand<T, kTileRows>(p_op, st);
+      to_operand<T, kTileRows>(ds_op, dpt);
+      wgmma_fence();
+      key_products(t, p_op, ds_op);  // under the dS^T buffer and the barrier
+      wgmma_commit();
       write_ds(t, ds_op);
       fence_async_shared();
       // The dQ buffers t % 2 are written this tile; the TMA unit last read them two tiles ago.
@@ -637,7 +613,6 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
       // The dS^T buffer is written again two tiles on, after the next barrier, which this consumer
       // reaches only once its product has read the buffer.
       wgmma_fence();
-      if constexpr (!kFine) key_products(t, p_op, ds_op);
       query_product(t, dq);
       wgmma_commit();
       wgmma_wait<0>();

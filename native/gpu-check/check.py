@@ -351,6 +351,31 @@ def taking_turns_ms(fns):
     return [statistics.median(t) for t in times]
 
 
+class Case:
+    """One timing case's tensors on the GPU: q, k, v and dout drawn by `draw` (torch.randn's
+    signature), out and lse from `mha`'s forward (what the backward takes), the gradients, and a
+    backward workspace for each library timed on it."""
+
+    def __init__(self, mha, b, h, s, d, dtype, causal, draw=torch.randn):
+        self.q, self.k, self.v, self.dout = (draw(b, h, s, d, device="cuda", dtype=dtype) for _ in range(4))
+        self.out, self.lse = torch.empty_like(self.q), torch.empty(b, h, s, device="cuda")
+        self.dq, self.dk, self.dv = torch.empty_like(self.q), torch.empty_like(self.q), torch.empty_like(self.q)
+        self.causal, self.scale, self.workspaces = causal, d ** -0.5, {}
+        self.fwd(mha)()
+
+    def fwd(self, lib):
+        """lib's forward on these tensors, as a call to time."""
+        return lambda: lib.fwd(self.q, self.k, self.v, self.causal, self.scale, self.out, self.lse)
+
+    def bwd(self, lib):
+        """lib's backward on these tensors (with a workspace of its own), as a call to time."""
+        if lib.path not in self.workspaces:
+            self.workspaces[lib.path] = lib.workspace(*self.q.shape[:3])
+        ws = self.workspaces[lib.path]
+        return lambda: lib.bwd(self.q, self.k, self.v, self.out, self.dout, self.lse, self.causal, self.scale,
+                               self.dq, self.dk, self.dv, ws)
+
+
 def timing(dist):
     mha = Mha(os.path.join(dist, "release", "libmha.so"))
     rows = []
@@ -358,20 +383,14 @@ def timing(dist):
     for d, s in [(128, s) for s in (1024, 4096, 8192, 16384)] + [(64, s) for s in (4096, 16384)]:
         for name in ("f16", "bf16"):
             for causal in (False, True):
-                dtype = DTYPES[name][1]
-                scale = d ** -0.5
-                q, k, v, dout = (torch.randn(b, h, s, d, device="cuda", dtype=dtype) for _ in range(4))
-                out, lse = torch.empty_like(q), torch.empty(b, h, s, device="cuda")
-                dq, dk, dv = torch.empty_like(q), torch.empty_like(q), torch.empty_like(q)
-                ws = mha.workspace(b, h, s)
-                mha.fwd(q, k, v, causal, scale, out, lse)  # the backward's out and lse
-                qg, kg, vg = (t.clone().requires_grad_() for t in (q, k, v))
+                case = Case(mha, b, h, s, d, DTYPES[name][1], causal)
+                scale = case.scale
+                qg, kg, vg = (t.clone().requires_grad_() for t in (case.q, case.k, case.v))
                 o = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, scale=scale)
                 ours_fwd, ours_bwd, torch_fwd, torch_bwd = taking_turns_ms([
-                    lambda: mha.fwd(q, k, v, causal, scale, out, lse),
-                    lambda: mha.bwd(q, k, v, out, dout, lse, causal, scale, dq, dk, dv, ws),
+                    case.fwd(mha), case.bwd(mha),
                     lambda: F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, scale=scale),
-                    lambda: torch.autograd.grad(o, (qg, kg, vg), dout, retain_graph=True)])
+                    lambda: torch.autograd.grad(o, (qg, kg, vg), case.dout, retain_graph=True)])
                 flops = 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
                 row = {"seq": s, "dim": d, "dtype": name, "causal": causal, "ours_fwd_ms": ours_fwd, "ours_bwd_ms": ours_bwd,
                        "torch_fwd_ms": torch_fwd, "torch_bwd_ms": torch_bwd,
@@ -382,43 +401,35 @@ def timing(dist):
                       "bwd ours %.2f ms (%.1f) torch %.3f ms (%.0f)" % (
                           s, d, name, causal, ours_fwd, row["ours_fwd_tflops"], torch_fwd, row["torch_fwd_tflops"],
                           ours_bwd, row["ours_bwd_tflops"], torch_bwd, row["torch_bwd_tflops"]), flush=True)
-                del q, k, v, dout, out, dq, dk, dv, qg, kg, vg, o
+                del case, qg, kg, vg, o
                 torch.cuda.empty_cache()
     rows += timing_fp8(mha)
     return rows
 
 
+def uniform(*shape, dtype, device):
+    """Like torch.randn, but uniformly distributed (variance 1 all the same)."""
+    return ((torch.rand(*shape, device=device) * 2 - 1) * math.sqrt(3)).to(dtype)
+
+
 def compare(dist, other, inputs):
-    """Two builds timed against each other under the same power limit and the same inputs."""
+    """Two builds timed against each other under the same power limit and on the same inputs; prints
+    OTHER's time over DIST's for each case."""
     mha, alt = (Mha(os.path.join(d, "release", "libmha.so")) for d in (dist, other))
     if (mha.variant(), alt.variant()) != (1, 1):
         raise RuntimeError("compare wants two release builds, got variants %d and %d" % (mha.variant(), alt.variant()))
-    draw = {"randn": lambda *shape, **kw: torch.randn(*shape, **kw),
-            "uniform": lambda *shape, **kw: (torch.rand(*shape, **kw) * 2 - 1) * math.sqrt(3)}[inputs]
-    rows, b, h = [], 4, 16
+    draw = {"randn": torch.randn, "uniform": uniform}[inputs]
     for d, s in [(128, 4096), (128, 8192), (64, 4096), (64, 16384)]:
         for name in ("f16", "bf16"):
             for causal in (False, True):
-                dtype, scale = DTYPES[name][1], d ** -0.5
-                q, k, v, dout = (draw(b, h, s, d, device="cuda", dtype=torch.float32).to(dtype) for _ in range(4))
-                out, lse = torch.empty_like(q), torch.empty(b, h, s, device="cuda")
-                dq, dk, dv = torch.empty_like(q), torch.empty_like(q), torch.empty_like(q)
-                ws = mha.workspace(b, h, s)
-                mha.fwd(q, k, v, causal, scale, out, lse)
-                times = taking_turns_ms([
-                    lambda: mha.fwd(q, k, v, causal, scale, out, lse),
-                    lambda: mha.bwd(q, k, v, out, dout, lse, causal, scale, dq, dk, dv, ws),
-                    lambda: alt.fwd(q, k, v, causal, scale, out, lse),
-                    lambda: alt.bwd(q, k, v, out, dout, lse, causal, scale, dq, dk, dv, ws)])
-                row = {"seq": s, "dim": d, "dtype": name, "causal": causal, "inputs": inputs,
-                       "fwd_ms": times[0], "bwd_ms": times[1], "other_fwd_ms": times[2], "other_bwd_ms": times[3]}
-                rows.append(row)
+                case = Case(mha, 4, 16, s, d, DTYPES[name][1], causal, draw)
+                fwd, bwd, other_fwd, other_bwd = taking_turns_ms(
+                    [case.fwd(mha), case.bwd(mha), case.fwd(alt), case.bwd(alt)])
                 print("compare s=%d d=%d %-4s causal=%d %s  fwd %.3f / %.3f ms = %.3fx  bwd %.3f / %.3f ms = %.3fx" % (
-                    s, d, name, causal, inputs, times[2], times[0], times[2] / times[0], times[3], times[1],
-                    times[3] / times[1]), flush=True)
-                del q, k, v, dout, out, dq, dk, dv, ws
+                    s, d, name, causal, inputs, other_fwd, fwd, other_fwd / fwd, other_bwd, bwd, other_bwd / bwd),
+                    flush=True)
+                del case
                 torch.cuda.empty_cache()
-    return rows
 
 
 def timing_fp8(mha):

@@ -168,10 +168,12 @@ static void time_bwd(int seq) {
   run_bwd<T, D, CAUSAL>(t, b, h, seq, true);
   run_bwd<T, D, CAUSAL>(t, b, h, seq, false);
   CHECK(cudaDeviceSynchronize());
-  for (const auto start = std::chrono::steady_clock::now();
-       inputs == Inputs::kHot && std::chrono::steady_clock::now() - start < std::chrono::seconds(2);) {
-    for (int i = 0; i < 4; ++i) run_bwd<T, D, CAUSAL>(t, b, h, seq, false);
-    CHECK(cudaDeviceSynchronize());
+  if (inputs == Inputs::kHot) {
+    const auto start = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - start < std::chrono::seconds(2)) {
+      for (int i = 0; i < 4; ++i) run_bwd<T, D, CAUSAL>(t, b, h, seq, false);
+      CHECK(cudaDeviceSynchronize());
+    }
   }
   cudaEvent_t e0, e1;
   CHECK(cudaEventCreate(&e0));

@@ -4,8 +4,9 @@
 // one (batch, head): two consumers at head dim 128 and three at 64 (where each needs fewer
 // registers, and a third keeps the tensor cores busy while two work through a softmax that at head
 // dim 64 costs as much as the products). A block takes one item, or several in turn (work_item).
-//  - A producer warpgroup, one thread of which loads K and V tiles of 128 keys (and at head dim 64
-//    Q once) with cp.async.bulk.tensor (128-byte swizzle) into Layout<D>::kStages buffers each,
+//  - A producer warpgroup, one thread of which loads K and V tiles of 128 keys (192: below; and Q
+//    once where it is not in registers) with cp.async.bulk.tensor (128-byte swizzle) into
+//    Layout::kStages buffers each,
 //    handing every buffer over on mbarriers (full: its bytes arrived; empty: every consumer is done
 //    with it); it gives most of its registers to the consumers (setmaxnreg). K and V have barriers
 //    of their own: K of tile t is free once S of tile t is done, half an iteration before V of tile
@@ -18,6 +19,10 @@
 //    S = Q K^T of tile t and O += P V of tile t-1 are issued together, and the softmax of tile t
 //    runs while the tensor cores finish P V. P goes to the second product from registers (the
 //    accumulator layout of wgmma is the mma.sync fragment layout, as in flash_fwd.cuh's kernel).
+//  - Without a mask at head dim 128 (fp16/bf16, seq >= 4096: wide_for) the key tiles are 192 wide:
+//    a third fewer iterations for the same work, each with its fixed costs (barriers, the row
+//    maxima, rescaling O). Their scores and P take the registers Q had, so Q stays in shared memory
+//    there, and two stages of the wider K and V fit next to it.
 // Layouts and helpers: hopper_common.cuh. Chosen at run time for devices of compute capability
 // 9.0 when the library carries sm_90a code (launch_fwd in flash_fwd.cuh); MHA_DISABLE_SM90=1
 // turns it off.
@@ -28,18 +33,23 @@
 
 namespace mha::cuda::sm90 {
 
-constexpr int kBlockN = 128, kMaxStages = 4;
+constexpr int kBlockN = 128, kWideBlockN = 192, kMaxStages = 4;
 
-// As many K/V stages as fit (next to Q at head dim 64) in the 227 KB a block may have (one block an
-// SM either way: the register file is full): 3 at head dim 128, 4 at 64 and for e4m3 (whose tiles
-// are half the bytes). For e4m3 a V tile is V transposed (hopper_fwd_fp8.cuh): D rows of 128 keys.
-template <typename T, int D>
+// Key tiles of BLOCK_N (kBlockN, or kWideBlockN at head dim 128 for fp16/bf16). As many K/V stages
+// as fit (next to Q where it is in shared memory) in the 227 KB a block may have (one block an SM
+// either way: the register file is full): 3 at head dim 128, 2 with the wide tiles, 4 at 64 and for
+// e4m3 (whose tiles are half the bytes). For e4m3 a V tile is V transposed (hopper_fwd_fp8.cuh): D
+// rows of 128 keys.
+template <typename T, int D, int BLOCK_N = kBlockN>
 struct Layout {
+  static_assert(BLOCK_N == kBlockN || (BLOCK_N == kWideBlockN && D == 128 && sizeof(T) == 2),
+                "wide key tiles exist for fp16/bf16 at head dim 128");
+  static constexpr bool kWide = BLOCK_N == kWideBlockN;
   static constexpr int kConsumers = D == 64 ? 3 : 2, kBlockM = 64 * kConsumers;
   static constexpr int kThreads = 128 * (kConsumers + 1);
-  static constexpr bool kQInRegisters = D == 128;
-  static constexpr int kQBytes = kQInRegisters ? 0 : kBlockM * D * sizeof(T), kKvBytes = kBlockN * D * sizeof(T);
-  static constexpr int kStages = D == 64 || sizeof(T) == 1 ? 4 : 3;
+  static constexpr bool kQInRegisters = D == 128 && !kWide;
+  static constexpr int kQBytes = kQInRegisters ? 0 : kBlockM * D * sizeof(T), kKvBytes = BLOCK_N * D * sizeof(T);
+  static constexpr int kStages = kWide ? 2 : D == 64 || sizeof(T) == 1 ? 4 : 3;
   static constexpr int kTileBytes = kQBytes + 2 * kStages * kKvBytes;
   static constexpr int kSmem = kTileBytes + 1024 + 256;  // tiles, alignment slack, barriers
   static_assert(kStages <= kMaxStages && kSmem <= 227 * 1024, "the stages must fit in shared memory");
@@ -60,13 +70,13 @@ struct RowState {
 // returns the factors that rescale what O holds so far. s[4j+e] is row0 and key n0+8j+2(lane%4)+e,
 // s[4j+2+e] the same key for row1. The weights come out times 2^P_LOG2 (at most that), and so do
 // the sums (whatever divides by them cancels it).
-template <bool CAUSAL, int P_LOG2>
-__device__ __forceinline__ float2 softmax_step(float (&s)[64], RowState &st, int n0, int row0, int seq, bool mask,
+template <bool CAUSAL, int P_LOG2, int N>
+__device__ __forceinline__ float2 softmax_step(float (&s)[N / 2], RowState &st, int n0, int row0, int seq, bool mask,
                                                float scale_log2) {
   const int lane = threadIdx.x % kWarpSize;
   if (mask) {
 #pragma unroll
-    for (int j = 0; j < 16; ++j) {
+    for (int j = 0; j < N / 8; ++j) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         const int key = n0 + 8 * j + 2 * (lane % 4) + e;
@@ -77,7 +87,7 @@ __device__ __forceinline__ float2 softmax_step(float (&s)[64], RowState &st, int
   }
   float tile0 = -INFINITY, tile1 = -INFINITY;
 #pragma unroll
-  for (int j = 0; j < 16; ++j) {
+  for (int j = 0; j < N / 8; ++j) {
     tile0 = fmaxf(tile0, fmaxf(s[4 * j], s[4 * j + 1]));
     tile1 = fmaxf(tile1, fmaxf(s[4 * j + 2], s[4 * j + 3]));
   }
@@ -93,7 +103,7 @@ __device__ __forceinline__ float2 softmax_step(float (&s)[64], RowState &st, int
   const float weight_shift0 = P_LOG2 == 0 ? -shift0 : P_LOG2 - shift0;  // (0 - x is not -x when x is 0)
   const float weight_shift1 = P_LOG2 == 0 ? -shift1 : P_LOG2 - shift1;
 #pragma unroll
-  for (int j = 0; j < 16; ++j) {
+  for (int j = 0; j < N / 8; ++j) {
     s[4 * j] = fast_exp2(fmaf(s[4 * j], scale_log2, weight_shift0));
     s[4 * j + 1] = fast_exp2(fmaf(s[4 * j + 1], scale_log2, weight_shift0));
     s[4 * j + 2] = fast_exp2(fmaf(s[4 * j + 2], scale_log2, weight_shift1));
@@ -119,7 +129,7 @@ struct KernelArgs {
   int items;         // row_blocks x heads (x batch): the work
 };
 
-// One work item: a query block of one (batch, head) and the key tiles it sees.
+// One work item: a query block of one (batch, head) and the key tiles (of BLOCK_N keys) it sees.
 struct WorkItem {
   int m0, head, tiles;
 };
@@ -131,7 +141,7 @@ struct WorkItem {
 // the grid in reverse), so that the blocks' totals come out nearly even, and between items the
 // producer is already loading the next item's tiles while the consumers finish the last one.
 // False when this block has no item of this round (nor later).
-template <bool CAUSAL, int BLOCK_M, bool PERSISTENT>
+template <bool CAUSAL, int BLOCK_M, int BLOCK_N, bool PERSISTENT>
 __device__ __forceinline__ bool work_item(int round, const KernelArgs &args, WorkItem &w) {
   if constexpr (PERSISTENT) {
     const int g = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
@@ -145,8 +155,17 @@ __device__ __forceinline__ bool work_item(int round, const KernelArgs &args, Wor
     w.m0 = query_block<CAUSAL>() * BLOCK_M;
   }
   const int kv_end = CAUSAL ? min(args.seq, w.m0 + BLOCK_M) : args.seq;
-  w.tiles = (kv_end + kBlockN - 1) / kBlockN;
+  w.tiles = (kv_end + BLOCK_N - 1) / BLOCK_N;
   return true;
+}
+
+// Whether the forward without a mask at head dim 128 takes the wide key tiles: from seq 4096 on,
+// where they were timed against the 128-key kernel (H100, both in one process taking turns:
+// 1.01-1.03x at 4096, 1.07-1.11x at 8192, 1.08-1.14x at 16384); shorter rows would waste more of a
+// wide tile beyond seq (4096 fills 21 1/3 of them).
+template <typename T, int D, bool CAUSAL>
+constexpr bool wide_for(int seq) {
+  return !CAUSAL && D == 128 && sizeof(T) == 2 && seq >= 4096;
 }
 
 // Whether the forward runs persistent, one block an SM at most: the causal forward at head dim 128
@@ -175,12 +194,14 @@ inline int multiprocessors() {
 // quantised at 256 times its value: e4m3 keeps 3 bits of mantissa at any magnitude from 2^-6 up to
 // 448, so weights down to 2^-14 of the row maximum keep their precision, where P itself would lose
 // every weight below 2^-9. A PERSISTENT kernel's blocks take several items in turn (work_item).
-template <typename T, int D, bool CAUSAL, typename O, bool PERSISTENT>
-__global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
+// K and V come in tiles of BLOCK_N keys (Layout).
+template <typename T, int D, bool CAUSAL, typename O, bool PERSISTENT, int BLOCK_N = kBlockN>
+__global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D, BLOCK_N>::kThreads))
     fwd_kernel(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
                const __grid_constant__ CUtensorMap tv, const KernelArgs args) {
 #if defined(MHA_SM90_CODE)
-  using L = Layout<T, D>;
+  using L = Layout<T, D, BLOCK_N>;
+  constexpr int kBlockN = BLOCK_N;
   static_assert(!PERSISTENT || L::kQInRegisters, "a persistent block loads Q for each item into registers");
   constexpr bool kE4m3 = std::is_same<T, e4m3>::value;
   constexpr int kPLog2 = kE4m3 ? 8 : 0;
@@ -215,7 +236,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
     producer_registers<kConsumers>();
     if (threadIdx.x == 0) {
       WorkItem w;
-      for (int round = 0, it = 0; work_item<CAUSAL, kBlockM, PERSISTENT>(round, args, w); ++round) {
+      for (int round = 0, it = 0; work_item<CAUSAL, kBlockM, kBlockN, PERSISTENT>(round, args, w); ++round) {
         if constexpr (!L::kQInRegisters) {
           bar_expect(&bar.q_full, L::kQBytes);
           tma_load_tile<D, sizeof(T)>(q_s, kBlockM, &tq, &bar.q_full, w.m0, w.head);
@@ -241,7 +262,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
   consumer_registers<kConsumers>();
 
   const int consumer = wg - 1, warp = threadIdx.x % 128 / kWarpSize, lane = threadIdx.x % kWarpSize;
-  float o[D / 2], s[64];
+  float o[D / 2], s[kBlockN / 2];
   uint32_t p[k_steps<T, kBlockN>()][4];
   uint32_t q[L::kQInRegisters ? k_steps<T, D>() : 1][4];
   const unsigned char *q_rows = q_s + consumer * 64 * 128;  // its rows inside each Q atom
@@ -261,7 +282,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
   };
 
   WorkItem w;
-  for (int round = 0, it = 0; work_item<CAUSAL, kBlockM, PERSISTENT>(round, args, w); ++round, it += w.tiles) {
+  for (int round = 0, it = 0; work_item<CAUSAL, kBlockM, kBlockN, PERSISTENT>(round, args, w); ++round, it += w.tiles) {
     const int first_row = w.m0 + consumer * 64;
     const int row0 = first_row + warp * 16 + lane / 4, row1 = row0 + 8;
     auto masked = [&](int n0) { return n0 + kBlockN > seq || (CAUSAL && n0 + kBlockN - 1 > first_row); };
@@ -282,7 +303,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
     wgmma_wait<0>();
     pin(s);
     bar_arrive(&bar.k_empty[it % kStages]);
-    softmax_step<CAUSAL, kPLog2>(s, st, 0, row0, seq, masked(0), args.scale_log2);
+    softmax_step<CAUSAL, kPLog2, kBlockN>(s, st, 0, row0, seq, masked(0), args.scale_log2);
     to_operand<T, kBlockN>(p, s);
 
     for (int t = 1; t < w.tiles; ++t) {
@@ -298,7 +319,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
       pin(s);
       bar_arrive(&bar.k_empty[stage]);
       const float2 rescale =
-          softmax_step<CAUSAL, kPLog2>(s, st, t * kBlockN, row0, seq, masked(t * kBlockN), args.scale_log2);
+          softmax_step<CAUSAL, kPLog2, kBlockN>(s, st, t * kBlockN, row0, seq, masked(t * kBlockN), args.scale_log2);
       wgmma_wait<0>();
       pin(o);
       bar_arrive(&bar.v_empty[previous]);
@@ -332,14 +353,14 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
 #endif  // MHA_SM90_CODE
 }
 
-// Launches the forward over `args.items` work items (`heads` a batch), persistent where
-// persistent_for says so; false, having launched nothing, when its sm_90a kernel does not run on
-// this device.
-template <typename T, int D, bool CAUSAL, typename O>
+// Launches the forward over `args.items` work items (`heads` a batch) with key tiles of BLOCK_N (the
+// maps' boxes), persistent where persistent_for says so; false, having launched nothing, when its
+// sm_90a kernel does not run on this device.
+template <typename T, int D, bool CAUSAL, typename O, int BLOCK_N = kBlockN>
 bool launch_items(const CUtensorMap &tq, const CUtensorMap &tk, const CUtensorMap &tv, const KernelArgs &args,
                   int heads, cudaStream_t stream) {
-  using L = Layout<T, D>;
-  if constexpr (persistent_for<CAUSAL, D>(1)) {
+  using L = Layout<T, D, BLOCK_N>;
+  if constexpr (BLOCK_N == kBlockN && persistent_for<CAUSAL, D>(1)) {
     constexpr auto *kernel = fwd_kernel<T, D, CAUSAL, O, true>;
     const int sms = multiprocessors();
     if (persistent_for<CAUSAL, D>(args.row_blocks) && sms > 0) {
@@ -348,33 +369,47 @@ bool launch_items(const CUtensorMap &tq, const CUtensorMap &tk, const CUtensorMa
       return true;
     }
   }
-  constexpr auto *kernel = fwd_kernel<T, D, CAUSAL, O, false>;
+  constexpr auto *kernel = fwd_kernel<T, D, CAUSAL, O, false, BLOCK_N>;
   if (!usable_on_current_device<kernel, L::kSmem, L::kThreads>()) return false;
   const int heads_total = args.items / args.row_blocks;
   kernel<<<dim3(args.row_blocks, heads, heads_total / heads), L::kThreads, L::kSmem, stream>>>(tq, tk, tv, args);
   return true;
 }
 
-// Runs the sm_90a forward when it applies (usable_on_current_device; inputs 16-byte aligned, as the
-// TMA unit needs); returns false, having launched nothing, when it does not.
-template <typename T, int D, bool CAUSAL>
-bool try_launch_fwd(const FwdParams &p, cudaStream_t stream, cudaError_t *status) {
-  static_assert(D == 64 || D == 128, "sm_90a instances exist for head dims 64 and 128");
-  using L = Layout<T, D>;
+// The forward with key tiles of BLOCK_N: the tensor maps (boxes of the block's rows and of BLOCK_N
+// keys) and the launch; false, having launched nothing, when the TMA unit cannot take the inputs
+// (16-byte alignment) or the kernel does not run on this device.
+template <typename T, int D, bool CAUSAL, int BLOCK_N>
+bool launch_fwd_tiles(const FwdParams &p, cudaStream_t stream) {
+  using L = Layout<T, D, BLOCK_N>;
   const int heads_total = p.batch * p.heads;
   CUtensorMap tq{}, tk, tv;
   if (reinterpret_cast<uintptr_t>(p.q) % 4 != 0 ||
       (!L::kQInRegisters && !tensor_map<T, D>(&tq, p.q, heads_total, p.seq, L::kBlockM)) ||
-      !tensor_map<T, D>(&tk, p.k, heads_total, p.seq, kBlockN) ||
-      !tensor_map<T, D>(&tv, p.v, heads_total, p.seq, kBlockN)) {
+      !tensor_map<T, D>(&tk, p.k, heads_total, p.seq, BLOCK_N) ||
+      !tensor_map<T, D>(&tv, p.v, heads_total, p.seq, BLOCK_N)) {
     return false;
   }
   const int row_blocks = (p.seq + L::kBlockM - 1) / L::kBlockM;
-  if (!launch_items<T, D, CAUSAL, T>(
-          tq, tk, tv, KernelArgs{p.q, p.out, p.lse, p.seq, p.scale * kLog2e, 1.0f, row_blocks, row_blocks * heads_total},
-          p.heads, stream)) {
-    return false;
+  return launch_items<T, D, CAUSAL, T, BLOCK_N>(
+      tq, tk, tv, KernelArgs{p.q, p.out, p.lse, p.seq, p.scale * kLog2e, 1.0f, row_blocks, row_blocks * heads_total},
+      p.heads, stream);
+}
+
+// Runs the sm_90a forward when it applies (usable_on_current_device; inputs 16-byte aligned, as the
+// TMA unit needs), with wide key tiles where wide_for says so; returns false, having launched
+// nothing, when it does not.
+template <typename T, int D, bool CAUSAL>
+bool try_launch_fwd(const FwdParams &p, cudaStream_t stream, cudaError_t *status) {
+  static_assert(D == 64 || D == 128, "sm_90a instances exist for head dims 64 and 128");
+  bool launched = false;
+  if constexpr (wide_for<T, D, CAUSAL>(1 << 30)) {  // the wide kernel only where it can be chosen
+    launched = wide_for<T, D, CAUSAL>(p.seq) ? launch_fwd_tiles<T, D, CAUSAL, kWideBlockN>(p, stream)
+                                             : launch_fwd_tiles<T, D, CAUSAL, kBlockN>(p, stream);
+  } else {
+    launched = launch_fwd_tiles<T, D, CAUSAL, kBlockN>(p, stream);
   }
+  if (!launched) return false;
   *status = cudaGetLastError();
   return true;
 }

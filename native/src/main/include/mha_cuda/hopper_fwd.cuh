@@ -19,7 +19,7 @@
 //    S = Q K^T of tile t and O += P V of tile t-1 are issued together, and the softmax of tile t
 //    runs while the tensor cores finish P V. P goes to the second product from registers (the
 //    accumulator layout of wgmma is the mma.sync fragment layout, as in flash_fwd.cuh's kernel).
-//  - Without a mask at head dim 128 (fp16/bf16, seq >= 4096: wide_for) the key tiles are 192 wide:
+//  - Without a mask at head dim 128 (fp16/bf16, seq >= 8192: wide_for) the key tiles are 192 wide:
 //    a third fewer iterations for the same work, each with its fixed costs (barriers, the row
 //    maxima, rescaling O). Their scores and P take the registers Q had, so Q stays in shared memory
 //    there, and two stages of the wider K and V fit next to it.
@@ -159,13 +159,14 @@ __device__ __forceinline__ bool work_item(int round, const KernelArgs &args, Wor
   return true;
 }
 
-// Whether the forward without a mask at head dim 128 takes the wide key tiles: from seq 4096 on,
-// where they were timed against the 128-key kernel (H100, both in one process taking turns:
-// 1.01-1.03x at 4096, 1.07-1.11x at 8192, 1.08-1.14x at 16384); shorter rows would waste more of a
-// wide tile beyond seq (4096 fills 21 1/3 of them).
+// Whether the forward without a mask at head dim 128 takes the wide key tiles: from seq 8192 on.
+// Timed against the 128-key kernel on an H100, both in one process taking turns: forwards alone
+// 1.07-1.11x at 8192 and 1.08-1.14x at 16384, with backwards between them (check.py compare) 1.04x
+// at 8192; at 4096, whose rows fill 21 1/3 wide tiles (the last one a third used), 1.01-1.03x and
+// 0.99x, and ncu gave 914 us against 883.
 template <typename T, int D, bool CAUSAL>
 constexpr bool wide_for(int seq) {
-  return !CAUSAL && D == 128 && sizeof(T) == 2 && seq >= 4096;
+  return !CAUSAL && D == 128 && sizeof(T) == 2 && seq >= 8192;
 }
 
 // Whether the forward runs persistent, one block an SM at most: the causal forward at head dim 128

@@ -14,12 +14,14 @@ GPU) and loaded here with ctypes. Modes:
   check.py timing DIST          forward and backward against torch SDPA: batch 4, 16 heads, head
                                 dim 128 and 64, seq 1k/4k/8k/16k, fp16/bf16; the FP8 forward
                                 (head dim 128) against SDPA's fp16 forward
-  check.py quick DIST           correctness on one small shape (to run under compute-sanitizer)
+  check.py quick DIST           correctness on one small shape, and the wide-tile forward at seq
+                                8200 (to run under compute-sanitizer)
   check.py repeat DIST          the backward twice on the same inputs (fp16 and bf16, 2x8x2048, head
                                 dim 64 and 128, causal and not): which gradients came out the same
                                 bits; with MHA_DETERMINISTIC=1 all must
   check.py profile DIST         one forward and backward, fp16, b=4 h=16 s=4096 d=128, and one FP8
-                                forward, full then causal: the launches to look at with ncu
+                                forward, full then causal, and an fp16 forward without a mask at
+                                seq 8192 (the wide tiles): the launches to look at with ncu
   check.py fp8 DIST             the FP8 forward's part of correctness and timing alone
   check.py compare DIST OTHER [randn|uniform]
                                 two builds in one process, their forwards and backwards taking
@@ -27,6 +29,11 @@ GPU) and loaded here with ctypes. Modes:
                                 8k, 64 at 4k and 16k): OTHER/release's time over DIST/release's;
                                 uniform: values of variance 1 from a uniform distribution
                                 instead of torch.randn
+  check.py compare-fwd DIST OTHER...
+                                the forwards alone of several builds and SDPA's in one process
+                                (b=4, h=16; head dim 128 at 4k, 8k, 16k, causal at 4k, 8k; 64 at 4k,
+                                causal at 16k), the order rotated every round: each one's speed
+                                over DIST's
   check.py all DIST             the three, writing results.json and report.md to $OUT (or .)
 Exit status 1 when any check fails.
 """
@@ -440,6 +447,36 @@ def compare(dist, other, inputs):
                 torch.cuda.empty_cache()
 
 
+def compare_fwd(dists):
+    """The forwards alone of several builds (dist folders; ratios against the first) and SDPA's, in one
+    process on the same inputs. Each round runs every one once for about 15 ms, the order rotated
+    from round to round, so that none always follows the same one (the clock that one leaves behind
+    differs)."""
+    libs = [Mha(os.path.join(d, "release", "libmha.so")) for d in dists]
+    names = [os.path.basename(os.path.normpath(d)) for d in dists]
+    for d, s, causal in [(128, 4096, False), (128, 8192, False), (128, 16384, False), (128, 4096, True),
+                         (128, 8192, True), (64, 4096, True), (64, 4096, False), (64, 16384, True)]:
+        for name in ("f16", "bf16"):
+            case = Case(libs[0], 4, 16, s, d, DTYPES[name][1], causal)
+            fns = [case.fwd(lib) for lib in libs]
+            fns.append(lambda: F.scaled_dot_product_attention(case.q, case.k, case.v, is_causal=causal, scale=case.scale))
+            for fn in fns:
+                for _ in range(WARMUP):
+                    fn()
+            iters = max(5, int(15.0 / cuda_time_ms(fns[0], 3)))
+            times = [[] for _ in fns]
+            for r in range(2 * len(fns)):
+                for i in (r + k for k in range(len(fns))):
+                    times[i % len(fns)].append(cuda_time_ms(fns[i % len(fns)], iters))
+            ms = [statistics.median(t) for t in times]
+            print("compare-fwd s=%d d=%d %-4s causal=%d  %s %.3f ms | %s | SDPA %.3fx" % (
+                s, d, name, causal, names[0], ms[0],
+                "  ".join("%s %.3fx" % (n, ms[0] / t) for n, t in zip(names[1:], ms[1:-1])), ms[0] / ms[-1]),
+                flush=True)
+            del case
+            torch.cuda.empty_cache()
+
+
 def timing_fp8(mha):
     """The FP8 forward (transposition of V included) against SDPA's fp16 forward on the same values."""
     rows, b, h, d = [], 4, 16, 128
@@ -526,6 +563,11 @@ def main():
         return two_copies_child(dist, sys.argv[3])
     if mode == "profile":
         return profile(dist)
+    if mode == "compare-fwd":
+        print(json.dumps(device_info()), flush=True)
+        print("speed of each build over %s's (its time over theirs)" % sys.argv[2], flush=True)
+        compare_fwd([os.path.abspath(d) for d in sys.argv[2:]])
+        return 0
     if mode == "compare":
         print(json.dumps(device_info()), flush=True)
         print("time of %s over %s" % (sys.argv[3], sys.argv[2]), flush=True)

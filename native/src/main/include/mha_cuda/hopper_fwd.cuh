@@ -15,13 +15,13 @@
 //  - The consumer warpgroups, 64 rows each. At head dim 128 they hold their Q rows in registers
 //    (read from global memory once), so that S = Q K^T reads only K from shared memory, whose
 //    bandwidth the products' operands and the TMA writes otherwise come close to using up (at 64,
-//    three consumers have no registers to spare for it). They overlap inside the warpgroup:
-//    S = Q K^T of tile t and O += P V of tile t-1 are issued together, and the source runs the
-//    softmax of tile t before it waits for P V; ptxas 13.0 moves that wait ahead of the softmax in
-//    the machine code, so the softmax overlaps the other consumer's products rather than its own
-//    P V (a branch to keep them apart made ptxas serialise every wgmma: 0.5x). P goes to the second
-//    product from registers (the accumulator layout of wgmma is the mma.sync fragment layout, as in
-//    flash_fwd.cuh's kernel).
+//    three consumers have no registers to spare for it). S = Q K^T of tile t and O += P V of tile
+//    t-1 are issued together, and the source runs the softmax of tile t before it waits for P V, to
+//    overlap the two inside the warpgroup; ptxas 13.0 moves that wait ahead of the softmax in the
+//    machine code (seen without a mask), so the softmax overlaps the other consumers' products
+//    instead (a branch to keep them apart made ptxas serialise every wgmma: 0.5x). P goes to the
+//    second product from registers (the accumulator layout of wgmma is the mma.sync fragment
+//    layout, as in flash_fwd.cuh's kernel).
 //  - Without a mask at head dim 128 (fp16/bf16, seq >= 8192: wide_for) the key tiles are 192 wide:
 //    a third fewer iterations for the same work, each with its fixed costs (barriers, the row
 //    maxima, rescaling O). Their scores and P take the registers Q had, so Q stays in shared memory

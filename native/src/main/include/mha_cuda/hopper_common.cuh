@@ -90,7 +90,7 @@ __device__ __forceinline__ uint64_t descriptor(const void *p, int lbo, int sbo) 
 #define MHA_REGS32                                                                                         \
   "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27," \
   "%28,%29,%30,%31}"
-#define MHA_REGS96 \
+#define MHA_REGS96                                                                                         \
   "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26," \
   "%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51," \
   "%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76," \
@@ -105,8 +105,9 @@ __device__ __forceinline__ uint64_t descriptor(const void *p, int lbo, int sbo) 
 #define MHA_OUT32(c) MHA_OUT8(c, 0), MHA_OUT8(c, 8), MHA_OUT8(c, 16), MHA_OUT8(c, 24)
 #define MHA_OUT64(c) MHA_OUT32(c), MHA_OUT8(c, 32), MHA_OUT8(c, 40), MHA_OUT8(c, 48), MHA_OUT8(c, 56)
 #define MHA_OUT96(c) MHA_OUT64(c), MHA_OUT8(c, 64), MHA_OUT8(c, 72), MHA_OUT8(c, 80), MHA_OUT8(c, 88)
-// The wgmma instructions, one per accumulator width (96 regs: n192, 64: n128, 32: n64) and input type. Inline
-// assembly takes its text as a literal, hence the macros: they only spell out the operand lists.
+// The wgmma instructions, one per accumulator width (96 regs: n192, 64: n128, 32: n64) and input
+// type. Inline assembly takes its text as a literal, hence the macros: they only spell out the
+// operand lists.
 // SS: c (+)= A B, both operands in shared memory (`accumulate` 0: c = A B), read along K
 // (TRANSPOSED "0": K-major) or along their rows (TRANSPOSED "1": A M-major, B N-major). The output
 // operands come last, as they contain commas.

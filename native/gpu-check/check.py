@@ -268,26 +268,25 @@ def correctness(dist, shapes=SHAPES, wide_shape=WIDE_SHAPE, wide_backward=True):
         torch.cuda.synchronize()
         ref = reference(q, k, v, dout, causal, scale)
         t_out, t_dq, t_dk, t_dv = torch_sdpa(q, k, v, dout, causal, scale)
-        if not backward:  # the gradients are not ours to judge: let them pass as SDPA's
-            dq, dk, dv = ref[2], ref[3], ref[4]
-        ours = {"out": rel_error(out, ref[0]), "dq": rel_error(dq, ref[2]),
-                "dk": rel_error(dk, ref[3]), "dv": rel_error(dv, ref[4])}
+        ours = {"out": rel_error(out, ref[0])}
+        if backward:  # (otherwise the gradients are left out of the row and of its verdict)
+            ours.update(dq=rel_error(dq, ref[2]), dk=rel_error(dk, ref[3]), dv=rel_error(dv, ref[4]))
         lse_err = (lse.double() - ref[1]).abs().max().item() if torch.isfinite(lse).all() else math.inf
         theirs = {"out": rel_error(t_out, ref[0]), "dq": rel_error(t_dq, ref[2]),
                   "dk": rel_error(t_dk, ref[3]), "dv": rel_error(t_dv, ref[4])}
         bound = BOUNDS[name]
         ok = (ours["out"] <= bound and lse_err <= LSE_BOUND
-              and all(ours[g] <= 2 * bound for g in ("dq", "dk", "dv")))
+              and all(ours[g] <= 2 * bound for g in ("dq", "dk", "dv") if g in ours))
         failures += not ok
         row = {"dtype": name, "dim": dim, "causal": causal, "batch": b, "heads": h,
                "seq": s, "ours": ours, "lse": lse_err, "torch": theirs, "bound": bound,
                "pass": ok}
         rows.append(row)
-        print("%s %-4s d=%-3d causal=%d b=%d h=%d s=%-4d out %.1e lse %.1e dq %.1e dk %.1e dv %.1e"
+        grads = " ".join("%s %s" % (g, "%.1e" % ours[g] if g in ours else "-") for g in ("dq", "dk", "dv"))
+        print("%s %-4s d=%-3d causal=%d b=%d h=%d s=%-4d out %.1e lse %.1e %s"
               " | torch out %.1e dq %.1e dk %.1e dv %.1e" % (
-                  "PASS" if ok else "FAIL", name, dim, causal, b, h, s, ours["out"], lse_err,
-                  ours["dq"], ours["dk"], ours["dv"], theirs["out"], theirs["dq"],
-                  theirs["dk"], theirs["dv"]), flush=True)
+                  "PASS" if ok else "FAIL", name, dim, causal, b, h, s, ours["out"], lse_err, grads,
+                  theirs["out"], theirs["dq"], theirs["dk"], theirs["dv"]), flush=True)
     fp8_rows, fp8_failures = correctness_fp8(mha, shapes)
     return rows + fp8_rows, failures + fp8_failures
 
@@ -352,17 +351,19 @@ def cuda_time_ms(fn, iters):
 ROUNDS, WARMUP, ITERS = 5, 3, 10
 
 
-def taking_turns_ms(fns):
-    """Each fn's time in ms: the median over ROUNDS rounds of the mean of ITERS calls back to back,
+def taking_turns_ms(fns, rounds=ROUNDS, iters=ITERS, rotate=False):
+    """Each fn's time in ms: the median over `rounds` rounds of the mean of `iters` calls back to back,
     after WARMUP calls. The fns take turns within a round, so that the card's clock, which its power
-    limit lowers under sustained matrix work, reaches each of them alike."""
+    limit lowers under sustained matrix work, reaches each of them alike; with `rotate` each round
+    starts one fn further on, so that no fn always follows the same one (whose clock it inherits)."""
     for fn in fns:
         for _ in range(WARMUP):
             fn()
     times = [[] for _ in fns]
-    for _ in range(ROUNDS):
-        for i, fn in enumerate(fns):
-            times[i].append(cuda_time_ms(fn, ITERS))
+    for r in range(rounds):
+        for k in range(len(fns)):
+            i = (k + r) % len(fns) if rotate else k
+            times[i].append(cuda_time_ms(fns[i], iters))
     return [statistics.median(t) for t in times]
 
 
@@ -449,9 +450,7 @@ def compare(dist, other, inputs):
 
 def compare_fwd(dists):
     """The forwards alone of several builds (dist folders; ratios against the first) and SDPA's, in one
-    process on the same inputs. Each round runs every one once for about 15 ms, the order rotated
-    from round to round, so that none always follows the same one (the clock that one leaves behind
-    differs)."""
+    process on the same inputs, taking turns in rotation, each for about 15 ms a round."""
     libs = [Mha(os.path.join(d, "release", "libmha.so")) for d in dists]
     names = [os.path.basename(os.path.normpath(d)) for d in dists]
     for d, s, causal in [(128, 4096, False), (128, 8192, False), (128, 16384, False), (128, 4096, True),
@@ -460,15 +459,8 @@ def compare_fwd(dists):
             case = Case(libs[0], 4, 16, s, d, DTYPES[name][1], causal)
             fns = [case.fwd(lib) for lib in libs]
             fns.append(lambda: F.scaled_dot_product_attention(case.q, case.k, case.v, is_causal=causal, scale=case.scale))
-            for fn in fns:
-                for _ in range(WARMUP):
-                    fn()
             iters = max(5, int(15.0 / cuda_time_ms(fns[0], 3)))
-            times = [[] for _ in fns]
-            for r in range(2 * len(fns)):
-                for i in (r + k for k in range(len(fns))):
-                    times[i % len(fns)].append(cuda_time_ms(fns[i % len(fns)], iters))
-            ms = [statistics.median(t) for t in times]
+            ms = taking_turns_ms(fns, rounds=2 * len(fns), iters=iters, rotate=True)
             print("compare-fwd s=%d d=%d %-4s causal=%d  %s %.3f ms | %s | SDPA %.3fx" % (
                 s, d, name, causal, names[0], ms[0],
                 "  ".join("%s %.3fx" % (n, ms[0] / t) for n, t in zip(names[1:], ms[1:-1])), ms[0] / ms[-1]),

@@ -168,8 +168,12 @@ __device__ __forceinline__ bool work_item(int round, const KernelArgs &args, Wor
 // at 8192; at 4096, whose rows fill 21 1/3 wide tiles (the last one a third used), 1.01-1.03x and
 // 0.99x, and ncu gave 914 us against 883.
 template <typename T, int D, bool CAUSAL>
+constexpr bool has_wide_tiles() {
+  return !CAUSAL && D == 128 && sizeof(T) == 2;
+}
+template <typename T, int D, bool CAUSAL>
 constexpr bool wide_for(int seq) {
-  return !CAUSAL && D == 128 && sizeof(T) == 2 && seq >= 8192;
+  return has_wide_tiles<T, D, CAUSAL>() && seq >= 8192;
 }
 
 // Whether the forward runs persistent, one block an SM at most: the causal forward at head dim 128
@@ -407,7 +411,7 @@ template <typename T, int D, bool CAUSAL>
 bool try_launch_fwd(const FwdParams &p, cudaStream_t stream, cudaError_t *status) {
   static_assert(D == 64 || D == 128, "sm_90a instances exist for head dims 64 and 128");
   bool launched = false;
-  if constexpr (wide_for<T, D, CAUSAL>(1 << 30)) {  // the wide kernel only where it can be chosen
+  if constexpr (has_wide_tiles<T, D, CAUSAL>()) {  // the wide kernel only where it can be chosen
     launched = wide_for<T, D, CAUSAL>(p.seq) ? launch_fwd_tiles<T, D, CAUSAL, kWideBlockN>(p, stream)
                                              : launch_fwd_tiles<T, D, CAUSAL, kBlockN>(p, stream);
   } else {

@@ -260,6 +260,14 @@ __device__ __forceinline__ void pin(float (&r)[N]) {
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
 }
 
+// Ends the basic block here, so that ptxas keeps a wgmma wait after it where the source puts it: ptxas
+// 13.0 moves such a wait to the top of its block, ahead of the work the source placed before it
+// (the softmax under the product it waits for). The branch depends on that work's result, which
+// must never be negative, so it is never taken; its fence would do no harm if it were.
+__device__ __forceinline__ void end_block_unless_negative(float never_negative) {
+  if (never_negative < 0.f) asm volatile("membar.cta;\n" ::: "memory");
+}
+
 // Four floats as e4m3 (rounded to nearest, saturating at 448), the first in the lowest byte.
 __device__ __forceinline__ uint32_t pack4_e4m3(float a, float b, float c, float d) {
   const uint32_t lo = __nv_cvt_float2_to_fp8x2(make_float2(a, b), __NV_SATFINITE, __NV_E4M3);

@@ -16,12 +16,14 @@
 //    (read from global memory once), so that S = Q K^T reads only K from shared memory, whose
 //    bandwidth the products' operands and the TMA writes otherwise come close to using up (at 64,
 //    three consumers have no registers to spare for it). S = Q K^T of tile t and O += P V of tile
-//    t-1 are issued together, and the source runs the softmax of tile t before it waits for P V, to
-//    overlap the two inside the warpgroup; ptxas 13.0 moves that wait ahead of the softmax in the
-//    machine code (seen without a mask), so the softmax overlaps the other consumers' products
-//    instead (a branch to keep them apart made ptxas serialise every wgmma: 0.5x). P goes to the
-//    second product from registers (the accumulator layout of wgmma is the mma.sync fragment
-//    layout, as in flash_fwd.cuh's kernel).
+//    t-1 are issued together, and the source runs the softmax of tile t before it waits for P V.
+//    ptxas 13.0 moves such a wait to the top of its basic block, ahead of the softmax (seen in the
+//    machine code), so that the softmax overlaps only the other consumers' products. For fp16/bf16
+//    at head dim 128 (key tiles of 128) a branch that is never taken ends the block after the
+//    softmax (end_block_unless_negative; one to a trap made ptxas serialise every wgmma instead),
+//    and O is rescaled before P V is issued, so that a consumer's softmax runs under its own P V
+//    too (kOwnOverlap: where that paid). P goes to the second product from registers (the
+//    accumulator layout of wgmma is the mma.sync fragment layout, as in flash_fwd.cuh's kernel).
 //  - Without a mask at head dim 128 (fp16/bf16, seq >= 8192: wide_for) the key tiles are 192 wide:
 //    a third fewer iterations for the same work, each with its fixed costs (barriers, the row
 //    maxima, rescaling O). Their scores and P take the registers Q had, so Q stays in shared memory
@@ -214,6 +216,13 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D, BLOCK_N>::kThreads))
   constexpr bool kE4m3 = std::is_same<T, e4m3>::value;
   constexpr int kPLog2 = kE4m3 ? 8 : 0;
   constexpr int kStages = L::kStages, kConsumers = L::kConsumers, kBlockM = L::kBlockM;
+  // Whether a consumer's softmax runs under its own P V (the order FlashAttention-3 uses): O is
+  // rescaled for tile t-1 before P V of tile t-1 is issued rather than after it, and the wait for
+  // that product stays after the softmax (end_block_unless_negative). fp16/bf16 at head dim 128 with
+  // key tiles of 128 gained 3-8 % (H100, check.py compare-fwd); the wide tiles about nothing, head
+  // dim 64 (three consumers, whose softmaxes already fill the time of each other's products) lost
+  // 1-3 % and e4m3 up to 8 %, so these keep the order where O is rescaled after P V.
+  constexpr bool kOwnOverlap = D == 128 && !L::kWide && !kE4m3;
   extern __shared__ unsigned char raw[];
   unsigned char *base = reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
   unsigned char *q_s = base;  // when Q is not in registers
@@ -281,6 +290,15 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D, BLOCK_N>::kThreads))
       issue_rs<T, kBlockN, D>(o, p, v_s(stage));
     }
   };
+  auto scale_o = [&](float2 factor) {  // O's rows to new maxima
+#pragma unroll
+    for (int j = 0; j < D / 8; ++j) {
+      o[4 * j] *= factor.x;
+      o[4 * j + 1] *= factor.x;
+      o[4 * j + 2] *= factor.y;
+      o[4 * j + 3] *= factor.y;
+    }
+  };
   auto issue_s = [&](int stage) {  // S = Q K^T
     if constexpr (L::kQInRegisters) {
       issue_rk<T, D, kBlockN>(s, q, k_s(stage));
@@ -311,34 +329,58 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D, BLOCK_N>::kThreads))
     wgmma_wait<0>();
     pin(s);
     bar_arrive(&bar.k_empty[it % kStages]);
-    softmax_step<CAUSAL, kPLog2, kBlockN>(s, st, 0, row0, seq, masked(0), args.scale_log2);
+    float2 rescale = softmax_step<CAUSAL, kPLog2, kBlockN>(s, st, 0, row0, seq, masked(0), args.scale_log2);
     to_operand<T, kBlockN>(p, s);
 
-    for (int t = 1; t < w.tiles; ++t) {
-      const int stage = (it + t) % kStages, previous = (it + t - 1) % kStages;
-      bar_wait(&bar.k_full[stage], phase(it + t));
-      bar_wait(&bar.v_full[previous], phase(it + t - 1));
-      wgmma_fence();
-      issue_s(stage);
-      wgmma_commit();
-      issue_pv(previous);
-      wgmma_commit();
-      wgmma_wait<1>();  // S of tile t is ready, so K of tile t is free; P V of tile t-1 still runs
-      pin(s);
-      bar_arrive(&bar.k_empty[stage]);
-      const float2 rescale =
-          softmax_step<CAUSAL, kPLog2, kBlockN>(s, st, t * kBlockN, row0, seq, masked(t * kBlockN), args.scale_log2);
-      wgmma_wait<0>();
-      pin(o);
-      bar_arrive(&bar.v_empty[previous]);
-#pragma unroll
-      for (int j = 0; j < D / 8; ++j) {
-        o[4 * j] *= rescale.x;
-        o[4 * j + 1] *= rescale.x;
-        o[4 * j + 2] *= rescale.y;
-        o[4 * j + 3] *= rescale.y;
+    if constexpr (kOwnOverlap) {
+      // Tile t, 1 <= t < w.tiles: S of tile t; O to tile t-1's maxima while S runs, then P V of tile
+      // t-1, under which the softmax of tile t runs. (A lambda rather than the loop's body: what nvcc
+      // made of it ran 1.5-4 % faster on an H100; the other kernels' loop was 1-2 % slower so.)
+      auto step = [&](int t) {
+        const int stage = (it + t) % kStages, previous = (it + t - 1) % kStages;
+        bar_wait(&bar.k_full[stage], phase(it + t));
+        wgmma_fence();
+        issue_s(stage);
+        wgmma_commit();
+        scale_o(rescale);
+        bar_wait(&bar.v_full[previous], phase(it + t - 1));
+        wgmma_fence();
+        issue_pv(previous);
+        wgmma_commit();
+        wgmma_wait<1>();  // S of tile t is ready, so K of tile t is free
+        pin(s);
+        bar_arrive(&bar.k_empty[stage]);
+        rescale =
+            softmax_step<CAUSAL, kPLog2, kBlockN>(s, st, t * kBlockN, row0, seq, masked(t * kBlockN), args.scale_log2);
+        end_block_unless_negative(st.sum0);
+        wgmma_wait<0>();
+        pin(o);
+        bar_arrive(&bar.v_empty[previous]);
+        to_operand<T, kBlockN>(p, s);
+      };
+      for (int t = 1; t < w.tiles; ++t) step(t);
+      scale_o(rescale);
+    } else {
+      for (int t = 1; t < w.tiles; ++t) {  // S of tile t and P V of tile t-1, the softmax between
+        const int stage = (it + t) % kStages, previous = (it + t - 1) % kStages;
+        bar_wait(&bar.k_full[stage], phase(it + t));
+        bar_wait(&bar.v_full[previous], phase(it + t - 1));
+        wgmma_fence();
+        issue_s(stage);
+        wgmma_commit();
+        issue_pv(previous);
+        wgmma_commit();
+        wgmma_wait<1>();  // S of tile t is ready, so K of tile t is free; P V of tile t-1 still runs
+        pin(s);
+        bar_arrive(&bar.k_empty[stage]);
+        rescale =
+            softmax_step<CAUSAL, kPLog2, kBlockN>(s, st, t * kBlockN, row0, seq, masked(t * kBlockN), args.scale_log2);
+        wgmma_wait<0>();
+        pin(o);
+        bar_arrive(&bar.v_empty[previous]);
+        scale_o(rescale);
+        to_operand<T, kBlockN>(p, s);
       }
-      to_operand<T, kBlockN>(p, s);
     }
     const int last = (it + w.tiles - 1) % kStages;
     bar_wait(&bar.v_full[last], phase(it + w.tiles - 1));

@@ -171,8 +171,9 @@ __device__ __forceinline__ bool work_item(int round, const KernelArgs &args, Wor
 
 // Whether a grid of a block an item hands out its items heads first (work_item): for the causal
 // forward at head dim 64, whose 192-row query blocks differ most in length, so that the longest
-// go first across all heads and the grid's tail is short. Timed on an H100 against the order head
-// by head (compare-fwd): 1.06-1.07x at seq 4096, 1.03x at 8192, 1.00-1.01x at 16384. Elsewhere
+// go first across all heads and the grid's tail is short. Timed against the order head by head
+// (compare-fwd): 1.06-1.08x at seq 4096 (H100, H200), 1.03x at 8192 (H100), 1.00-1.01x at 16384
+// (though 2-4 % slower there than 47f43d3's head-by-head run in check.py's timing). Elsewhere
 // head by head did better, blocks running together sharing a head's K and V in L2 (heads first
 // was 0.80-0.99x at head dim 128 and without a mask, measured before the persistent grid).
 template <bool CAUSAL, int D>
@@ -235,9 +236,9 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D, BLOCK_N>::kThreads))
   // Whether a consumer's softmax runs under its own P V (the order FlashAttention-3 uses): O is
   // rescaled for tile t-1 before P V of tile t-1 is issued rather than after it, and the wait for
   // that product stays after the softmax (end_block_unless_negative). fp16/bf16 at head dim 128 with
-  // key tiles of 128 gained 3-8 % (H100, check.py compare-fwd); the wide tiles about nothing, head
-  // dim 64 (three consumers, whose softmaxes already fill the time of each other's products) lost
-  // 1-3 % and e4m3 up to 8 %, so these keep the order where O is rescaled after P V.
+  // key tiles of 128 gained 2-9 % (H100 and H200, check.py compare-fwd); the wide tiles were
+  // 0.96-1.01x, head dim 64 (three consumers, whose softmaxes already fill the time of each other's
+  // products) 0.97-1.02x and e4m3 0.91-1.05x, so these keep the order where O is rescaled after P V.
   constexpr bool kOwnOverlap = D == 128 && !L::kWide && !kE4m3;
   constexpr bool kHeadsFirst = !PERSISTENT && heads_first<CAUSAL, D>();
   extern __shared__ unsigned char raw[];
@@ -352,7 +353,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D, BLOCK_N>::kThreads))
     if constexpr (kOwnOverlap) {
       // Tile t, 1 <= t < w.tiles: S of tile t; O to tile t-1's maxima while S runs, then P V of tile
       // t-1, under which the softmax of tile t runs. (A lambda rather than the loop's body: what nvcc
-      // made of it ran 1.5-4 % faster on an H100; the other kernels' loop was 1-2 % slower so.)
+      // made of it ran 1-4 % faster on an H100; head dim 64's loop was up to 2 % slower so.)
       auto step = [&](int t) {
         const int stage = (it + t) % kStages, previous = (it + t - 1) % kStages;
         bar_wait(&bar.k_full[stage], phase(it + t));

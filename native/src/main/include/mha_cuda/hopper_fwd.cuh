@@ -159,7 +159,7 @@ __device__ __forceinline__ bool work_item(int round, const KernelArgs &args, Wor
     w.m0 = (CAUSAL ? args.row_blocks - 1 - i : i) * BLOCK_M;
   } else if constexpr (HEADS_FIRST) {
     w.head = blockIdx.x;
-    w.m0 = (CAUSAL ? static_cast<int>(gridDim.y - 1 - blockIdx.y) : static_cast<int>(blockIdx.y)) * BLOCK_M;
+    w.m0 = static_cast<int>(gridDim.y - 1 - blockIdx.y) * BLOCK_M;  // heaviest causal block first
   } else {
     w.head = blockIdx.z * gridDim.y + blockIdx.y;
     w.m0 = query_block<CAUSAL>() * BLOCK_M;
@@ -173,7 +173,7 @@ __device__ __forceinline__ bool work_item(int round, const KernelArgs &args, Wor
 // forward at head dim 64, whose 192-row query blocks differ most in length, so that the longest
 // go first across all heads and the grid's tail is short. Timed against the order head by head
 // (compare-fwd): 1.06-1.08x at seq 4096 (H100, H200), 1.03x at 8192 (H100), 1.00-1.01x at 16384
-// (though 2-4 % slower there than 47f43d3's head-by-head run in check.py's timing). Elsewhere
+// (though 2-4 % slower there than head by head across whole check.py runs). Elsewhere
 // head by head did better, blocks running together sharing a head's K and V in L2 (heads first
 // was 0.80-0.99x at head dim 128 and without a mask, measured before the persistent grid).
 template <bool CAUSAL, int D>

@@ -14,14 +14,13 @@ GPU) and loaded here with ctypes. Modes:
   check.py timing DIST          forward and backward against torch SDPA: batch 4, 16 heads, head
                                 dim 128 and 64, seq 1k/4k/8k/16k, fp16/bf16; the FP8 forward
                                 (head dim 128) against SDPA's fp16 forward
-  check.py quick DIST           correctness on one small shape, and the wide-tile forward at seq
-                                8200 (to run under compute-sanitizer)
+  check.py quick DIST           correctness on one small shape (to run under compute-sanitizer)
   check.py repeat DIST          the backward twice on the same inputs (fp16 and bf16, 2x8x2048, head
                                 dim 64 and 128, causal and not): which gradients came out the same
                                 bits; with MHA_DETERMINISTIC=1 all must
   check.py profile DIST         one forward and backward, fp16, b=4 h=16 s=4096 d=128, and one FP8
                                 forward, full then causal, and an fp16 forward without a mask at
-                                seq 8192 (the wide tiles): the launches to look at with ncu
+                                seq 8192: the launches to look at with ncu
   check.py fp8 DIST             the FP8 forward's part of correctness and timing alone
   check.py compare DIST OTHER [randn|uniform]
                                 two builds in one process, their forwards and backwards taking
@@ -240,49 +239,48 @@ def correctness_fp8(mha, shapes):
 # 67 and 1000 rows are no multiple of any tile; 2 x 16 x 1536 has more query blocks than an H100 has
 # SMs, so that a persistent grid (the causal forward at head dim 128) walks several rounds.
 SHAPES = ((2, 3, 67), (1, 4, 256), (2, 2, 1000), (2, 16, 1536))
-# The forward without a mask at head dim 128 (fp16/bf16) takes key tiles of 192 from seq 8192 on
-# (hopper_fwd.cuh: wide_for): one more shape for those cases, its last tile partly past seq.
-WIDE_SHAPE = (1, 2, 8200)
+# One long sequence, head dim 128 without a mask, whose last tiles lie partly past seq: rows of
+# lse and dQ past 8192 in the backward, the forward's last key tile of 8 keys.
+LONG_SHAPE = (1, 2, 8200)
 
 
-def correctness(dist, shapes=SHAPES, wide_shape=WIDE_SHAPE, wide_backward=True):
-    """Every instance on `shapes` and the wide-tile cases on wide_shape (their backward too unless
-    wide_backward is false: under the sanitizers only the forward takes other kernels there)."""
+def correctness(dist, shapes=SHAPES, long_shape=LONG_SHAPE):
+    """Every instance on `shapes`, and fp16/bf16 at head dim 128 without a mask on long_shape
+    (unless it is None)."""
     mha = Mha(os.path.join(dist, "release", "libmha.so"))
     assert mha.variant() == 1, "the release build must report kernel variant 1"
     rows, failures = [], 0
     gen = torch.Generator(device="cuda").manual_seed(20261122)
-    cases = [(name, dim, causal, shape, True) for name in DTYPES for dim in (64, 128) for causal in (False, True)
+    cases = [(name, dim, causal, shape) for name in DTYPES for dim in (64, 128) for causal in (False, True)
              for shape in shapes]
-    cases += [(name, 128, False, wide_shape, wide_backward) for name in ("f16", "bf16")]
-    for name, dim, causal, (b, h, s), backward in cases:
+    if long_shape is not None:
+        cases += [(name, 128, False, long_shape) for name in ("f16", "bf16")]
+    for name, dim, causal, (b, h, s) in cases:
         dtype = DTYPES[name][1]
         scale = 1.0 / math.sqrt(dim)
         q, k, v, dout = (torch.randn(b, h, s, dim, device="cuda", dtype=dtype, generator=gen)
                          for _ in range(4))
         out, lse = poisoned(q), poisoned(q[..., 0], torch.float32)
         mha.fwd(q, k, v, causal, scale, out, lse)
-        if backward:
-            dq, dk, dv = poisoned(q), poisoned(q), poisoned(q)
-            mha.bwd(q, k, v, out, dout, lse, causal, scale, dq, dk, dv, mha.workspace(b, h, s))
+        dq, dk, dv = poisoned(q), poisoned(q), poisoned(q)
+        mha.bwd(q, k, v, out, dout, lse, causal, scale, dq, dk, dv, mha.workspace(b, h, s))
         torch.cuda.synchronize()
         ref = reference(q, k, v, dout, causal, scale)
         t_out, t_dq, t_dk, t_dv = torch_sdpa(q, k, v, dout, causal, scale)
-        ours = {"out": rel_error(out, ref[0])}
-        if backward:  # (otherwise the gradients are left out of the row and of its verdict)
-            ours.update(dq=rel_error(dq, ref[2]), dk=rel_error(dk, ref[3]), dv=rel_error(dv, ref[4]))
+        ours = {"out": rel_error(out, ref[0]), "dq": rel_error(dq, ref[2]), "dk": rel_error(dk, ref[3]),
+                "dv": rel_error(dv, ref[4])}
         lse_err = (lse.double() - ref[1]).abs().max().item() if torch.isfinite(lse).all() else math.inf
         theirs = {"out": rel_error(t_out, ref[0]), "dq": rel_error(t_dq, ref[2]),
                   "dk": rel_error(t_dk, ref[3]), "dv": rel_error(t_dv, ref[4])}
         bound = BOUNDS[name]
         ok = (ours["out"] <= bound and lse_err <= LSE_BOUND
-              and all(ours[g] <= 2 * bound for g in ("dq", "dk", "dv") if g in ours))
+              and all(ours[g] <= 2 * bound for g in ("dq", "dk", "dv")))
         failures += not ok
         row = {"dtype": name, "dim": dim, "causal": causal, "batch": b, "heads": h,
                "seq": s, "ours": ours, "lse": lse_err, "torch": theirs, "bound": bound,
                "pass": ok}
         rows.append(row)
-        grads = " ".join("%s %s" % (g, "%.1e" % ours[g] if g in ours else "-") for g in ("dq", "dk", "dv"))
+        grads = " ".join("%s %.1e" % (g, ours[g]) for g in ("dq", "dk", "dv"))
         print("%s %-4s d=%-3d causal=%d b=%d h=%d s=%-4d out %.1e lse %.1e %s"
               " | torch out %.1e dq %.1e dk %.1e dv %.1e" % (
                   "PASS" if ok else "FAIL", name, dim, causal, b, h, s, ours["out"], lse_err, grads,
@@ -505,7 +503,7 @@ def profile(dist):
         mha.fwd(q, k, v, causal, d ** -0.5, out, lse)
         mha.bwd(q, k, v, out, dout, lse, causal, d ** -0.5, dq, dk, dv, ws)
         mha.fwd_fp8(q8, k8, v8, (qs, ks, vs), causal, d ** -0.5, out, lse, ws8)
-    # The forward without a mask takes key tiles of 192 from seq 8192 on (hopper_fwd.cuh: wide_for).
+    # The forward without a mask at a longer sequence.
     s = 8192
     q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.float16) for _ in range(3))
     out, lse = torch.empty_like(q), torch.empty(b, h, s, device="cuda")
@@ -572,7 +570,7 @@ def main():
         report["correctness"], f = correctness(dist)
         failures += f
     if mode == "quick":  # one small shape per instance, for compute-sanitizer
-        report["correctness"], f = correctness(dist, shapes=((1, 2, 67),), wide_shape=(1, 1, 8200), wide_backward=False)
+        report["correctness"], f = correctness(dist, shapes=((1, 2, 67),), long_shape=None)
         failures += f
     if mode == "fp8":  # the FP8 forward alone: correctness and timing
         mha = Mha(os.path.join(dist, "release", "libmha.so"))

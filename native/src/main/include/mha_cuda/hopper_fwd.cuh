@@ -4,10 +4,9 @@
 // one (batch, head): two consumers at head dim 128 and three at 64 (where each needs fewer
 // registers, and a third keeps the tensor cores busy while two work through a softmax that at head
 // dim 64 costs as much as the products). A block takes one item, or several in turn (work_item).
-//  - A producer warpgroup, one thread of which loads K and V tiles of 128 keys (192: below; and Q
-//    once where it is not in registers) with cp.async.bulk.tensor (128-byte swizzle) into
-//    Layout::kStages buffers each,
-//    handing every buffer over on mbarriers (full: its bytes arrived; empty: every consumer is done
+//  - A producer warpgroup, one thread of which loads K and V tiles of 128 keys (and Q once where it
+//    is not in registers) with cp.async.bulk.tensor (128-byte swizzle) into Layout::kStages buffers
+//    each, handing every buffer over on mbarriers (full: its bytes arrived; empty: every consumer is done
 //    with it); it gives most of its registers to the consumers (setmaxnreg). K and V have barriers
 //    of their own: K of tile t is free once S of tile t is done, half an iteration before V of tile
 //    t-1, so the next K is on its way while the consumers still use V (one barrier for both would
@@ -24,10 +23,6 @@
 //    and O is rescaled before P V is issued, so that a consumer's softmax runs under its own P V
 //    too (kOwnOverlap: where that paid). P goes to the second product from registers (the
 //    accumulator layout of wgmma is the mma.sync fragment layout, as in flash_fwd.cuh's kernel).
-//  - Without a mask at head dim 128 (fp16/bf16, seq >= 8192: wide_for) the key tiles are 192 wide:
-//    a third fewer iterations for the same work, each with its fixed costs (barriers, the row
-//    maxima, rescaling O). Their scores and P take the registers Q had, so Q stays in shared memory
-//    there, and two stages of the wider K and V fit next to it.
 // Layouts and helpers: hopper_common.cuh. Chosen at run time for devices of compute capability
 // 9.0 when the library carries sm_90a code (launch_fwd in flash_fwd.cuh); MHA_DISABLE_SM90=1
 // turns it off.
@@ -38,23 +33,22 @@
 
 namespace mha::cuda::sm90 {
 
-constexpr int kBlockN = 128, kWideBlockN = 192, kMaxStages = 4;
+// Key tiles of kBlockN. (Tiles of 192 keys without a mask at head dim 128, with Q in shared memory
+// to free the registers their scores need, gained 7-14 % over the kernel of 128-key tiles before
+// its softmax ran under its own P V; after that they were 0.91-0.98x of it at seq 8192 and 16384.)
+constexpr int kBlockN = 128, kMaxStages = 4;
 
-// Key tiles of BLOCK_N (kBlockN, or kWideBlockN at head dim 128 for fp16/bf16). As many K/V stages
-// as fit (next to Q where it is in shared memory) in the 227 KB a block may have (one block an SM
-// either way: the register file is full): 3 at head dim 128, 2 with the wide tiles, 4 at 64 and for
-// e4m3 (whose tiles are half the bytes). For e4m3 a V tile is V transposed (hopper_fwd_fp8.cuh): D
-// rows of 128 keys.
-template <typename T, int D, int BLOCK_N = kBlockN>
+// As many K/V stages as fit (next to Q where it is in shared memory) in the 227 KB a block may have
+// (one block an SM either way: the register file is full): 3 at head dim 128, 4 at 64 and for e4m3
+// (whose tiles are half the bytes). For e4m3 a V tile is V transposed (hopper_fwd_fp8.cuh): D rows
+// of 128 keys.
+template <typename T, int D>
 struct Layout {
-  static_assert(BLOCK_N == kBlockN || (BLOCK_N == kWideBlockN && D == 128 && sizeof(T) == 2),
-                "wide key tiles exist for fp16/bf16 at head dim 128");
-  static constexpr bool kWide = BLOCK_N == kWideBlockN;
   static constexpr int kConsumers = D == 64 ? 3 : 2, kBlockM = 64 * kConsumers;
   static constexpr int kThreads = 128 * (kConsumers + 1);
-  static constexpr bool kQInRegisters = D == 128 && !kWide;
-  static constexpr int kQBytes = kQInRegisters ? 0 : kBlockM * D * sizeof(T), kKvBytes = BLOCK_N * D * sizeof(T);
-  static constexpr int kStages = kWide ? 2 : D == 64 || sizeof(T) == 1 ? 4 : 3;
+  static constexpr bool kQInRegisters = D == 128;
+  static constexpr int kQBytes = kQInRegisters ? 0 : kBlockM * D * sizeof(T), kKvBytes = kBlockN * D * sizeof(T);
+  static constexpr int kStages = D == 64 || sizeof(T) == 1 ? 4 : 3;
   static constexpr int kTileBytes = kQBytes + 2 * kStages * kKvBytes;
   static constexpr int kSmem = kTileBytes + 1024 + 256;  // tiles, alignment slack, barriers
   static_assert(kStages <= kMaxStages && kSmem <= 227 * 1024, "the stages must fit in shared memory");
@@ -134,7 +128,7 @@ struct KernelArgs {
   int items;         // row_blocks x heads (x batch): the work
 };
 
-// One work item: a query block of one (batch, head) and the key tiles (of BLOCK_N keys) it sees.
+// One work item: a query block of one (batch, head) and the key tiles it sees.
 struct WorkItem {
   int m0, head, tiles;
 };
@@ -148,7 +142,7 @@ struct WorkItem {
 // HEADS_FIRST (a block an item only): the grid is (heads x batch, query blocks) instead, which hands
 // out every head's heaviest causal block first, then every head's next one, and so on (heads_first).
 // False when this block has no item of this round (nor later).
-template <bool CAUSAL, int BLOCK_M, int BLOCK_N, bool PERSISTENT, bool HEADS_FIRST>
+template <bool CAUSAL, int BLOCK_M, bool PERSISTENT, bool HEADS_FIRST>
 __device__ __forceinline__ bool work_item(int round, const KernelArgs &args, WorkItem &w) {
   if constexpr (PERSISTENT) {
     const int g = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
@@ -165,7 +159,7 @@ __device__ __forceinline__ bool work_item(int round, const KernelArgs &args, Wor
     w.m0 = query_block<CAUSAL>() * BLOCK_M;
   }
   const int kv_end = CAUSAL ? min(args.seq, w.m0 + BLOCK_M) : args.seq;
-  w.tiles = (kv_end + BLOCK_N - 1) / BLOCK_N;
+  w.tiles = (kv_end + kBlockN - 1) / kBlockN;
   return true;
 }
 
@@ -179,20 +173,6 @@ __device__ __forceinline__ bool work_item(int round, const KernelArgs &args, Wor
 template <bool CAUSAL, int D>
 __host__ __device__ constexpr bool heads_first() {
   return CAUSAL && D == 64;
-}
-
-// Whether the forward without a mask at head dim 128 takes the wide key tiles: from seq 8192 on.
-// Timed against the 128-key kernel on an H100, both in one process taking turns: forwards alone
-// 1.07-1.11x at 8192 and 1.08-1.14x at 16384, with backwards between them (check.py compare) 1.04x
-// at 8192; at 4096, whose rows fill 21 1/3 wide tiles (the last one a third used), 1.01-1.03x and
-// 0.99x, and ncu gave 914 us against 883.
-template <typename T, int D, bool CAUSAL>
-constexpr bool has_wide_tiles() {
-  return !CAUSAL && D == 128 && sizeof(T) == 2;
-}
-template <typename T, int D, bool CAUSAL>
-constexpr bool wide_for(int seq) {
-  return has_wide_tiles<T, D, CAUSAL>() && seq >= 8192;
 }
 
 // Whether the forward runs persistent, one block an SM at most: the causal forward at head dim 128
@@ -221,25 +201,23 @@ inline int multiprocessors() {
 // quantised at 256 times its value: e4m3 keeps 3 bits of mantissa at any magnitude from 2^-6 up to
 // 448, so weights down to 2^-14 of the row maximum keep their precision, where P itself would lose
 // every weight below 2^-9. A PERSISTENT kernel's blocks take several items in turn (work_item).
-// K and V come in tiles of BLOCK_N keys (Layout).
-template <typename T, int D, bool CAUSAL, typename O, bool PERSISTENT, int BLOCK_N = kBlockN>
-__global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D, BLOCK_N>::kThreads))
+template <typename T, int D, bool CAUSAL, typename O, bool PERSISTENT>
+__global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D>::kThreads))
     fwd_kernel(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
                const __grid_constant__ CUtensorMap tv, const KernelArgs args) {
 #if defined(MHA_SM90_CODE)
-  using L = Layout<T, D, BLOCK_N>;
-  constexpr int kBlockN = BLOCK_N;
+  using L = Layout<T, D>;
   static_assert(!PERSISTENT || L::kQInRegisters, "a persistent block loads Q for each item into registers");
   constexpr bool kE4m3 = std::is_same<T, e4m3>::value;
   constexpr int kPLog2 = kE4m3 ? 8 : 0;
   constexpr int kStages = L::kStages, kConsumers = L::kConsumers, kBlockM = L::kBlockM;
   // Whether a consumer's softmax runs under its own P V (the order FlashAttention-3 uses): O is
   // rescaled for tile t-1 before P V of tile t-1 is issued rather than after it, and the wait for
-  // that product stays after the softmax (end_block_unless_negative). fp16/bf16 at head dim 128 with
-  // key tiles of 128 gained 2-9 % (H100 and H200, check.py compare-fwd); the wide tiles were
-  // 0.96-1.01x, head dim 64 (three consumers, whose softmaxes already fill the time of each other's
-  // products) 0.97-1.02x and e4m3 0.91-1.05x, so these keep the order where O is rescaled after P V.
-  constexpr bool kOwnOverlap = D == 128 && !L::kWide && !kE4m3;
+  // that product stays after the softmax (end_block_unless_negative). fp16/bf16 at head dim 128
+  // gained 2-9 % (H100 and H200, check.py compare-fwd); head dim 64 (three consumers, whose
+  // softmaxes already fill the time of each other's products) 0.97-1.02x and e4m3 0.91-1.05x, so
+  // these keep the order where O is rescaled after P V.
+  constexpr bool kOwnOverlap = D == 128 && !kE4m3;
   constexpr bool kHeadsFirst = !PERSISTENT && heads_first<CAUSAL, D>();
   extern __shared__ unsigned char raw[];
   unsigned char *base = reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
@@ -271,7 +249,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D, BLOCK_N>::kThreads))
     producer_registers<kConsumers>();
     if (threadIdx.x == 0) {
       WorkItem w;
-      for (int round = 0, it = 0; work_item<CAUSAL, kBlockM, kBlockN, PERSISTENT, kHeadsFirst>(round, args, w); ++round) {
+      for (int round = 0, it = 0; work_item<CAUSAL, kBlockM, PERSISTENT, kHeadsFirst>(round, args, w); ++round) {
         if constexpr (!L::kQInRegisters) {
           bar_expect(&bar.q_full, L::kQBytes);
           tma_load_tile<D, sizeof(T)>(q_s, kBlockM, &tq, &bar.q_full, w.m0, w.head);
@@ -326,7 +304,7 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D, BLOCK_N>::kThreads))
   };
 
   WorkItem w;
-  for (int round = 0, it = 0; work_item<CAUSAL, kBlockM, kBlockN, PERSISTENT, kHeadsFirst>(round, args, w); ++round, it += w.tiles) {
+  for (int round = 0, it = 0; work_item<CAUSAL, kBlockM, PERSISTENT, kHeadsFirst>(round, args, w); ++round, it += w.tiles) {
     const int first_row = w.m0 + consumer * 64;
     const int row0 = first_row + warp * 16 + lane / 4, row1 = row0 + 8;
     auto masked = [&](int n0) { return n0 + kBlockN > seq || (CAUSAL && n0 + kBlockN - 1 > first_row); };
@@ -421,14 +399,14 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS((Layout<T, D, BLOCK_N>::kThreads))
 #endif  // MHA_SM90_CODE
 }
 
-// Launches the forward over `args.items` work items (`heads` a batch) with key tiles of BLOCK_N (the
-// maps' boxes), persistent where persistent_for says so; false, having launched nothing, when its
-// sm_90a kernel does not run on this device.
-template <typename T, int D, bool CAUSAL, typename O, int BLOCK_N = kBlockN>
+// Launches the forward over `args.items` work items (`heads` a batch), persistent where
+// persistent_for says so; false, having launched nothing, when its sm_90a kernel does not run on
+// this device.
+template <typename T, int D, bool CAUSAL, typename O>
 bool launch_items(const CUtensorMap &tq, const CUtensorMap &tk, const CUtensorMap &tv, const KernelArgs &args,
                   int heads, cudaStream_t stream) {
-  using L = Layout<T, D, BLOCK_N>;
-  if constexpr (BLOCK_N == kBlockN && persistent_for<CAUSAL, D>(1)) {
+  using L = Layout<T, D>;
+  if constexpr (persistent_for<CAUSAL, D>(1)) {
     constexpr auto *kernel = fwd_kernel<T, D, CAUSAL, O, true>;
     const int sms = multiprocessors();
     if (persistent_for<CAUSAL, D>(args.row_blocks) && sms > 0) {
@@ -437,7 +415,7 @@ bool launch_items(const CUtensorMap &tq, const CUtensorMap &tk, const CUtensorMa
       return true;
     }
   }
-  constexpr auto *kernel = fwd_kernel<T, D, CAUSAL, O, false, BLOCK_N>;
+  constexpr auto *kernel = fwd_kernel<T, D, CAUSAL, O, false>;
   if (!usable_on_current_device<kernel, L::kSmem, L::kThreads>()) return false;
   const int heads_total = args.items / args.row_blocks;
   const dim3 grid = heads_first<CAUSAL, D>() ? dim3(heads_total, args.row_blocks)
@@ -446,40 +424,27 @@ bool launch_items(const CUtensorMap &tq, const CUtensorMap &tk, const CUtensorMa
   return true;
 }
 
-// The forward with key tiles of BLOCK_N: the tensor maps (boxes of the block's rows and of BLOCK_N
-// keys) and the launch; false, having launched nothing, when the TMA unit cannot take the inputs
-// (16-byte alignment) or the kernel does not run on this device.
-template <typename T, int D, bool CAUSAL, int BLOCK_N>
-bool launch_fwd_tiles(const FwdParams &p, cudaStream_t stream) {
-  using L = Layout<T, D, BLOCK_N>;
+// Runs the sm_90a forward when it applies: the tensor maps (boxes of the block's rows and of a key
+// tile) and the launch; returns false, having launched nothing, when the TMA unit cannot take the
+// inputs (16-byte alignment) or the kernel does not run on this device.
+template <typename T, int D, bool CAUSAL>
+bool try_launch_fwd(const FwdParams &p, cudaStream_t stream, cudaError_t *status) {
+  static_assert(D == 64 || D == 128, "sm_90a instances exist for head dims 64 and 128");
+  using L = Layout<T, D>;
   const int heads_total = p.batch * p.heads;
   CUtensorMap tq{}, tk, tv;
   if (reinterpret_cast<uintptr_t>(p.q) % 4 != 0 ||
       (!L::kQInRegisters && !tensor_map<T, D>(&tq, p.q, heads_total, p.seq, L::kBlockM)) ||
-      !tensor_map<T, D>(&tk, p.k, heads_total, p.seq, BLOCK_N) ||
-      !tensor_map<T, D>(&tv, p.v, heads_total, p.seq, BLOCK_N)) {
+      !tensor_map<T, D>(&tk, p.k, heads_total, p.seq, kBlockN) ||
+      !tensor_map<T, D>(&tv, p.v, heads_total, p.seq, kBlockN)) {
     return false;
   }
   const int row_blocks = (p.seq + L::kBlockM - 1) / L::kBlockM;
-  return launch_items<T, D, CAUSAL, T, BLOCK_N>(
-      tq, tk, tv, KernelArgs{p.q, p.out, p.lse, p.seq, p.scale * kLog2e, 1.0f, row_blocks, row_blocks * heads_total},
-      p.heads, stream);
-}
-
-// Runs the sm_90a forward when it applies (usable_on_current_device; inputs 16-byte aligned, as the
-// TMA unit needs), with wide key tiles where wide_for says so; returns false, having launched
-// nothing, when it does not.
-template <typename T, int D, bool CAUSAL>
-bool try_launch_fwd(const FwdParams &p, cudaStream_t stream, cudaError_t *status) {
-  static_assert(D == 64 || D == 128, "sm_90a instances exist for head dims 64 and 128");
-  bool launched = false;
-  if constexpr (has_wide_tiles<T, D, CAUSAL>()) {  // the wide kernel only where it can be chosen
-    launched = wide_for<T, D, CAUSAL>(p.seq) ? launch_fwd_tiles<T, D, CAUSAL, kWideBlockN>(p, stream)
-                                             : launch_fwd_tiles<T, D, CAUSAL, kBlockN>(p, stream);
-  } else {
-    launched = launch_fwd_tiles<T, D, CAUSAL, kBlockN>(p, stream);
+  if (!launch_items<T, D, CAUSAL, T>(
+          tq, tk, tv, KernelArgs{p.q, p.out, p.lse, p.seq, p.scale * kLog2e, 1.0f, row_blocks, row_blocks * heads_total},
+          p.heads, stream)) {
+    return false;
   }
-  if (!launched) return false;
   *status = cudaGetLastError();
   return true;
 }

@@ -33,6 +33,10 @@ GPU) and loaded here with ctypes. Modes:
                                 (b=4, h=16; head dim 128 at 4k, 8k, 16k, causal at 4k, 8k; 64 at 4k,
                                 causal at 16k), the order rotated every round: each one's speed
                                 over DIST's
+  check.py compare-bwd DIST OTHER...
+                                the same for the backwards (head dim 128 at 4k and 8k, causal at
+                                4k; 64 at 4k and 16k, causal at 4k and 16k), with each build's
+                                largest gradient difference from DIST's
   check.py all DIST             the three, writing results.json and report.md to $OUT (or .)
 Exit status 1 when any check fails.
 """
@@ -467,6 +471,36 @@ def compare_fwd(dists):
             torch.cuda.empty_cache()
 
 
+def compare_bwd(dists):
+    """The backwards alone of several builds (ratios against the first) and SDPA's, as compare_fwd
+    does the forwards; also the largest difference of each build's gradients from the first's (dQ
+    is added up in no fixed order, so even the same build differs a little)."""
+    libs = [Mha(os.path.join(d, "release", "libmha.so")) for d in dists]
+    names = [os.path.basename(os.path.normpath(d)) for d in dists]
+    for d, s, causal in [(128, 4096, False), (128, 8192, False), (128, 4096, True), (64, 4096, False),
+                         (64, 16384, False), (64, 4096, True), (64, 16384, True)]:
+        for name in ("f16", "bf16"):
+            case = Case(libs[0], 4, 16, s, d, DTYPES[name][1], causal)
+            qg, kg, vg = (t.clone().requires_grad_() for t in (case.q, case.k, case.v))
+            out = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, scale=case.scale)
+            fns = [case.bwd(lib) for lib in libs]
+            fns.append(lambda: torch.autograd.grad(out, (qg, kg, vg), case.dout, retain_graph=True))
+            grads = []
+            for fn in fns[:-1]:
+                fn()
+                torch.cuda.synchronize()
+                grads.append([g.clone().float() for g in (case.dq, case.dk, case.dv)])
+            diffs = ["%.0e" % max((a - b).abs().max().item() for a, b in zip(g, grads[0])) for g in grads[1:]]
+            iters = max(5, int(15.0 / cuda_time_ms(fns[0], 3)))
+            ms = taking_turns_ms(fns, rounds=2 * len(fns), iters=iters, rotate=True)
+            print("compare-bwd s=%d d=%d %-4s causal=%d  %s %.3f ms | %s | SDPA %.3fx | gradients vs %s %s" % (
+                s, d, name, causal, names[0], ms[0],
+                "  ".join("%s %.3fx" % (n, ms[0] / t) for n, t in zip(names[1:], ms[1:-1])), ms[0] / ms[-1],
+                names[0], " ".join(diffs)), flush=True)
+            del case, qg, kg, vg, out, grads
+            torch.cuda.empty_cache()
+
+
 def timing_fp8(mha):
     """The FP8 forward (transposition of V included) against SDPA's fp16 forward on the same values."""
     rows, b, h, d = [], 4, 16, 128
@@ -557,6 +591,11 @@ def main():
         print(json.dumps(device_info()), flush=True)
         print("speed of each build over %s's (its time over theirs)" % sys.argv[2], flush=True)
         compare_fwd([os.path.abspath(d) for d in sys.argv[2:]])
+        return 0
+    if mode == "compare-bwd":
+        print(json.dumps(device_info()), flush=True)
+        print("speed of each build over %s's (its time over theirs)" % sys.argv[2], flush=True)
+        compare_bwd([os.path.abspath(d) for d in sys.argv[2:]])
         return 0
     if mode == "compare":
         print(json.dumps(device_info()), flush=True)

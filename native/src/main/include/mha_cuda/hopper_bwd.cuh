@@ -573,9 +573,9 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   // banks and every 64-bit store took two passes a half-warp (ncu: a third of the shared-store
   // wavefronts were bank conflicts). So each lane starts at its own group (turn), which spreads the
   // four rows of a half-warp over all eight 16-byte chunks of the banks. Without a mask the backward
-  // ran 0.98-1.04x as fast with it, 1.01x on average (H100, bwdcmp, three runs; 0.99-1.01x in
-  // check.py compare); the causal kernels ran 0.95-0.97x as fast at head dim 64 (cause not found)
-  // and keep storing group by group.
+  // ran 0.98-1.04x as fast with it, 1.01x on average (H100, backwards alone taking turns as check.py
+  // compare-bwd does, four runs; 0.99-1.01x in check.py compare); the causal kernels ran 0.95-0.97x
+  // as fast at head dim 64 (cause not found) and keep storing group by group.
   auto stage_dq = [&](int t, const float (&dq)[kHalf / 2]) {
     unsigned char *staging = sm.dq(t % 2, consumer);
     const int r = at.lane / 4, row = warp * 16 + r;  // and row + 8; row % 8 = r

@@ -440,9 +440,8 @@ bool try_launch_fwd(const FwdParams &p, cudaStream_t stream, cudaError_t *status
     return false;
   }
   const int row_blocks = (p.seq + L::kBlockM - 1) / L::kBlockM;
-  if (!launch_items<T, D, CAUSAL, T>(
-          tq, tk, tv, KernelArgs{p.q, p.out, p.lse, p.seq, p.scale * kLog2e, 1.0f, row_blocks, row_blocks * heads_total},
-          p.heads, stream)) {
+  const KernelArgs args{p.q, p.out, p.lse, p.seq, p.scale * kLog2e, 1.0f, row_blocks, row_blocks * heads_total};
+  if (!launch_items<T, D, CAUSAL, T>(tq, tk, tv, args, p.heads, stream)) {
     return false;
   }
   *status = cudaGetLastError();

@@ -450,11 +450,16 @@ def compare(dist, other, inputs):
                 torch.cuda.empty_cache()
 
 
+def builds(dists):
+    """The release libraries of several dist folders, and the folders' names to print."""
+    return ([Mha(os.path.join(d, "release", "libmha.so")) for d in dists],
+            [os.path.basename(os.path.normpath(d)) for d in dists])
+
+
 def compare_fwd(dists):
     """The forwards alone of several builds (dist folders; ratios against the first) and SDPA's, in one
     process on the same inputs, taking turns in rotation, each for about 15 ms a round."""
-    libs = [Mha(os.path.join(d, "release", "libmha.so")) for d in dists]
-    names = [os.path.basename(os.path.normpath(d)) for d in dists]
+    libs, names = builds(dists)
     for d, s, causal in [(128, 4096, False), (128, 8192, False), (128, 16384, False), (128, 4096, True),
                          (128, 8192, True), (64, 4096, True), (64, 4096, False), (64, 16384, True)]:
         for name in ("f16", "bf16"):
@@ -475,8 +480,7 @@ def compare_bwd(dists):
     """The backwards alone of several builds (ratios against the first) and SDPA's, as compare_fwd
     does the forwards; also the largest difference of each build's gradients from the first's (dQ
     is added up in no fixed order, so even the same build differs a little)."""
-    libs = [Mha(os.path.join(d, "release", "libmha.so")) for d in dists]
-    names = [os.path.basename(os.path.normpath(d)) for d in dists]
+    libs, names = builds(dists)
     for d, s, causal in [(128, 4096, False), (128, 8192, False), (128, 4096, True), (64, 4096, False),
                          (64, 16384, False), (64, 4096, True), (64, 16384, True)]:
         for name in ("f16", "bf16"):
@@ -587,15 +591,10 @@ def main():
         return two_copies_child(dist, sys.argv[3])
     if mode == "profile":
         return profile(dist)
-    if mode == "compare-fwd":
+    if mode in ("compare-fwd", "compare-bwd"):
         print(json.dumps(device_info()), flush=True)
         print("speed of each build over %s's (its time over theirs)" % sys.argv[2], flush=True)
-        compare_fwd([os.path.abspath(d) for d in sys.argv[2:]])
-        return 0
-    if mode == "compare-bwd":
-        print(json.dumps(device_info()), flush=True)
-        print("speed of each build over %s's (its time over theirs)" % sys.argv[2], flush=True)
-        compare_bwd([os.path.abspath(d) for d in sys.argv[2:]])
+        (compare_fwd if mode == "compare-fwd" else compare_bwd)([os.path.abspath(d) for d in sys.argv[2:]])
         return 0
     if mode == "compare":
         print(json.dumps(device_info()), flush=True)

@@ -6,8 +6,8 @@
 // dim 64 costs as much as the products). A block takes one item, or several in turn (work_item).
 //  - A producer warpgroup, one thread of which loads K and V tiles of 128 keys (and Q once where it
 //    is not in registers) with cp.async.bulk.tensor (128-byte swizzle) into Layout::kStages buffers
-//    each, handing every buffer over on mbarriers (full: its bytes arrived; empty: every consumer is done
-//    with it); it gives most of its registers to the consumers (setmaxnreg). K and V have barriers
+//    each, handing every buffer over on mbarriers (full: its bytes arrived; empty: every consumer
+//    is done with it); it gives most of its registers to the consumers (setmaxnreg). K and V have barriers
 //    of their own: K of tile t is free once S of tile t is done, half an iteration before V of tile
 //    t-1, so the next K is on its way while the consumers still use V (one barrier for both would
 //    hold each load until the end of an iteration, and the consumers would then wait for it).

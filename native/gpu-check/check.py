@@ -37,6 +37,8 @@ GPU) and loaded here with ctypes. Modes:
                                 the same for the backwards (head dim 128 at 4k and 8k, causal at
                                 4k; 64 at 4k and 16k, causal at 4k and 16k), with each build's
                                 largest gradient difference from DIST's
+  check.py compare-bwd-causal DIST OTHER...
+                                the same on causal cases only: head dim 64 and 128 at 4k, 8k, 16k
   check.py all DIST             the three, writing results.json and report.md to $OUT (or .)
 Exit status 1 when any check fails.
 """
@@ -476,13 +478,17 @@ def compare_fwd(dists):
             torch.cuda.empty_cache()
 
 
-def compare_bwd(dists):
+COMPARE_BWD_CASES = [(128, 4096, False), (128, 8192, False), (128, 4096, True), (64, 4096, False),
+                     (64, 16384, False), (64, 4096, True), (64, 16384, True)]
+COMPARE_BWD_CAUSAL_CASES = [(d, s, True) for d in (64, 128) for s in (4096, 8192, 16384)]
+
+
+def compare_bwd(dists, cases=COMPARE_BWD_CASES):
     """The backwards alone of several builds (ratios against the first) and SDPA's, as compare_fwd
     does the forwards; also the largest difference of each build's gradients from the first's (dQ
     is added up in no fixed order, so even the same build differs a little)."""
     libs, names = builds(dists)
-    for d, s, causal in [(128, 4096, False), (128, 8192, False), (128, 4096, True), (64, 4096, False),
-                         (64, 16384, False), (64, 4096, True), (64, 16384, True)]:
+    for d, s, causal in cases:
         for name in ("f16", "bf16"):
             case = Case(libs[0], 4, 16, s, d, DTYPES[name][1], causal)
             qg, kg, vg = (t.clone().requires_grad_() for t in (case.q, case.k, case.v))
@@ -591,10 +597,14 @@ def main():
         return two_copies_child(dist, sys.argv[3])
     if mode == "profile":
         return profile(dist)
-    if mode in ("compare-fwd", "compare-bwd"):
+    if mode in ("compare-fwd", "compare-bwd", "compare-bwd-causal"):
         print(json.dumps(device_info()), flush=True)
         print("speed of each build over %s's (its time over theirs)" % sys.argv[2], flush=True)
-        (compare_fwd if mode == "compare-fwd" else compare_bwd)([os.path.abspath(d) for d in sys.argv[2:]])
+        dists = [os.path.abspath(d) for d in sys.argv[2:]]
+        if mode == "compare-fwd":
+            compare_fwd(dists)
+        else:
+            compare_bwd(dists, COMPARE_BWD_CAUSAL_CASES if mode == "compare-bwd-causal" else COMPARE_BWD_CASES)
         return 0
     if mode == "compare":
         print(json.dumps(device_info()), flush=True)

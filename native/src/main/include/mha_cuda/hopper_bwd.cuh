@@ -297,6 +297,45 @@ __device__ __forceinline__ void swap_if(bool p, float &a, float &b) {
   a = x;
 }
 
+// How many heads' causal blocks are handed out together (owned_rows).
+constexpr int kCausalHeadGroup = 4;
+
+struct OwnedRows {
+  int row0, head;  // the block's first owned row (key or query); its head, batch-major
+};
+
+// The owned rows and head of this thread block, on a grid of (row blocks, heads, batch). Without a
+// mask, the grid's own order: a head's blocks side by side, sharing its streamed tiles in L2. With
+// one, a block walks the tiles on its side of the diagonal only, so a head's blocks differ in length
+// (the first key blocks are the longest, or with LONGEST_LAST the last query blocks); handed out
+// head by head, the last heads' longest blocks start when the grid is nearly done and run on alone
+// (at seq 4096 a head has 32 blocks, a quarter of the SMs). So the blocks, taken in the order of
+// their linear index (the order in which the GPU starts them), go out in groups of
+// kCausalHeadGroup heads, longest first across the group: the grid ends on short blocks, and the
+// blocks that run together still share a few heads' tiles in L2. The causal fused backward ran
+// 1.03-1.09x as fast at seq 4096 and 8192 and 1.01-1.03x at 16384 (H100 and H200, backwards alone
+// taking turns), the two passes of MHA_DETERMINISTIC=1 1.02-1.11x at 4096 and 8192, 1.04-1.06x at
+// 16384 for head dim 64 and 0.99-1.00x for 128 (H100); groups of 2 heads gained only 1.03-1.04x at
+// 4096 and groups of 8 no more than 4, and one group of all heads (every head's longest block,
+// then every head's second, ...) ran 0.85-0.96x as fast in an earlier try, the blocks running
+// together then sharing no tiles.
+template <bool CAUSAL, bool LONGEST_LAST = false>
+__device__ __forceinline__ OwnedRows owned_rows() {
+  const int head = static_cast<int>(blockIdx.z * gridDim.y + blockIdx.y);
+  if constexpr (!CAUSAL) {
+    return {static_cast<int>(blockIdx.x * kOwnRows), head};
+  } else {
+    const int blocks = static_cast<int>(gridDim.x), heads = static_cast<int>(gridDim.y * gridDim.z);
+    const int linear = static_cast<int>(blockIdx.x) + blocks * head;
+    const int group = linear / (kCausalHeadGroup * blocks);
+    const int size = min(kCausalHeadGroup, heads - group * kCausalHeadGroup);  // the last group may be smaller
+    const int within = linear - group * kCausalHeadGroup * blocks;
+    const int longest_first = within / size;
+    return {(LONGEST_LAST ? blocks - 1 - longest_first : longest_first) * kOwnRows,
+            group * kCausalHeadGroup + within % size};
+  }
+}
+
 template <typename T, int D, bool CAUSAL>
 __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     dkdv_kernel(const __grid_constant__ CUtensorMap tk, const __grid_constant__ CUtensorMap tv,
@@ -306,8 +345,8 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   const Shared<D> sm(raw);  // own_a: K, own_b: V; tile_a: Q, tile_b: dO
   constexpr int kStages = Layout<D>::kStages;
   constexpr bool kOwnInRegisters = kOverlapDkdv<D>;  // room for K and V rows only beside the overlap's needs
-  const int seq = args.seq, n0 = blockIdx.x * kOwnRows;  // the heaviest causal blocks (first keys) come first
-  const int head = blockIdx.z * gridDim.y + blockIdx.y;
+  const OwnedRows block = owned_rows<CAUSAL>();
+  const int seq = args.seq, n0 = block.row0, head = block.head;
   const int q_begin = CAUSAL ? n0 / kTileRows * kTileRows : 0;
   const int tiles = (seq - q_begin + kTileRows - 1) / kTileRows;
   if (threadIdx.x < 128) {
@@ -399,8 +438,8 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   const Shared<D> sm(raw);  // own_a: Q, own_b: dO; tile_a: K, tile_b: V
   constexpr int kStages = Layout<D>::kStages;
   constexpr bool kOwnInRegisters = true;
-  const int seq = args.seq, m0 = query_block<CAUSAL>() * kOwnRows;
-  const int head = blockIdx.z * gridDim.y + blockIdx.y;
+  const OwnedRows block = owned_rows<CAUSAL, true>();
+  const int seq = args.seq, m0 = block.row0, head = block.head;
   const int kv_end = CAUSAL ? min(seq, m0 + kOwnRows) : seq;
   const int tiles = (kv_end + kTileRows - 1) / kTileRows;
   if (threadIdx.x < 128) {
@@ -473,40 +512,6 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   store_accumulator<T, D>(args.out_a, dq, rows_before, row0, seq, args.scale, args.scale);
 }
 
-// How many heads' causal key blocks are handed out together (key_block).
-constexpr int kCausalHeadGroup = 4;
-
-struct KeyBlock {
-  int n0, head;  // the block's first key; its head, batch-major
-};
-
-// The key block and head of this thread block in the fused pass. Without a mask, the grid's own
-// order: a head's key blocks side by side, sharing its queries in L2. A causal block walks the
-// queries from its diagonal on, so a head's first key blocks take the longest; handed out head by
-// head, the last heads' longest blocks start when the grid is nearly done and run on alone (at seq
-// 4096 a head has 32 key blocks, a quarter of the SMs). So the blocks, taken in the order of their
-// linear index (the order in which the GPU starts them), go out in groups of kCausalHeadGroup
-// heads, key block by key block across the group: the grid ends on short blocks, and the blocks
-// that run together still share a few heads' queries in L2. The causal backward ran 1.03-1.09x as
-// fast at seq 4096 and 8192 and 1.01-1.03x at 16384 (H100 and H200, backwards alone taking turns);
-// groups of 2 heads gained only 1.03-1.04x at 4096 and groups of 8 no more than 4, and one group of
-// all heads (every head's first key block, then every head's second, ...) ran 0.85-0.96x as fast
-// in an earlier try, the blocks running together then sharing no queries.
-template <bool CAUSAL>
-__device__ __forceinline__ KeyBlock key_block() {
-  const int head = static_cast<int>(blockIdx.z * gridDim.y + blockIdx.y);
-  if constexpr (!CAUSAL) {
-    return {static_cast<int>(blockIdx.x) * kOwnRows, head};
-  } else {
-    const int blocks = static_cast<int>(gridDim.x), heads = static_cast<int>(gridDim.y * gridDim.z);
-    const int linear = static_cast<int>(blockIdx.x) + blocks * head;
-    const int group = linear / (kCausalHeadGroup * blocks);
-    const int size = min(kCausalHeadGroup, heads - group * kCausalHeadGroup);  // the last group may be smaller
-    const int within = linear - group * kCausalHeadGroup * blocks;
-    return {within / size * kOwnRows, group * kCausalHeadGroup + within % size};
-  }
-}
-
 // dK, dV and dQ in one pass (the dK/dV pass's walk), dQ added up in float32 across key blocks: per
 // query tile, each consumer writes its dS^T rows (64 keys x 64 queries) into a shared buffer, and
 // once both have (a barrier of the consumers), each issues its half of the head dims of
@@ -523,8 +528,8 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   extern __shared__ unsigned char raw[];
   const Shared<D, true> sm(raw);  // own_a: K, own_b: V; tile_a: Q, tile_b: dO; ds(0), ds(1): dS^T
   constexpr int kStages = Layout<D, true>::kStages;
-  const KeyBlock block = key_block<CAUSAL>();
-  const int seq = args.seq, n0 = block.n0, head = block.head;
+  const OwnedRows block = owned_rows<CAUSAL>();
+  const int seq = args.seq, n0 = block.row0, head = block.head;
   const int q_begin = CAUSAL ? n0 / kTileRows * kTileRows : 0;
   const int tiles = (seq - q_begin + kTileRows - 1) / kTileRows;
   // Without a mask every key block walks all of its head's query tiles, and the blocks of a head

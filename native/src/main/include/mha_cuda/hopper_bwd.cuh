@@ -321,12 +321,12 @@ struct OwnedRows {
 // together then sharing no tiles.
 template <bool CAUSAL, bool LONGEST_LAST = false>
 __device__ __forceinline__ OwnedRows owned_rows() {
-  const int head = static_cast<int>(blockIdx.z * gridDim.y + blockIdx.y);
+  const int grid_head = static_cast<int>(blockIdx.z * gridDim.y + blockIdx.y);  // the block's head without a mask
   if constexpr (!CAUSAL) {
-    return {static_cast<int>(blockIdx.x * kOwnRows), head};
+    return {static_cast<int>(blockIdx.x * kOwnRows), grid_head};
   } else {
     const int blocks = static_cast<int>(gridDim.x), heads = static_cast<int>(gridDim.y * gridDim.z);
-    const int linear = static_cast<int>(blockIdx.x) + blocks * head;
+    const int linear = static_cast<int>(blockIdx.x) + blocks * grid_head;
     const int group = linear / (kCausalHeadGroup * blocks);
     const int size = min(kCausalHeadGroup, heads - group * kCausalHeadGroup);  // the last group may be smaller
     const int within = linear - group * kCausalHeadGroup * blocks;

@@ -14,10 +14,10 @@ GPU) and loaded here with ctypes. Modes:
   check.py timing DIST          forward and backward against torch SDPA: batch 4, 16 heads, head
                                 dim 128 and 64, seq 1k/4k/8k/16k, fp16/bf16; the FP8 forward
                                 (head dim 128) against SDPA's fp16 forward
-  check.py quick DIST           correctness on one small shape (to run under compute-sanitizer)
-  check.py repeat DIST          the backward twice on the same inputs (fp16 and bf16, 2x8x2048, head
-                                dim 64 and 128, causal and not): which gradients came out the same
-                                bits; with MHA_DETERMINISTIC=1 all must
+  check.py quick DIST           correctness on two small shapes (to run under compute-sanitizer)
+  check.py repeat DIST          the backward twice on the same inputs (fp16 and bf16, 2x8x2048 and
+                                1x4x2048, head dim 64 and 128, causal and not): which gradients came
+                                out the same bits; with MHA_DETERMINISTIC=1 all must
   check.py profile DIST         one forward and backward, fp16, b=4 h=16 s=4096 d=128, and one FP8
                                 forward, full then causal, and an fp16 forward without a mask at
                                 seq 8192: the launches to look at with ncu
@@ -39,10 +39,14 @@ GPU) and loaded here with ctypes. Modes:
                                 largest gradient difference from DIST's
   check.py compare-bwd-causal DIST OTHER...
                                 the same on causal cases only: head dim 64 and 128 at 4k, 8k, 16k
+  check.py compare-bwd-d64 DIST OTHER...
+                                the same at head dim 64 only, with and without a mask, at 4k, 8k,
+                                16k
   check.py all DIST             the three, writing results.json and report.md to $OUT (or .)
 Exit status 1 when any check fails.
 """
 import ctypes
+import itertools
 import json
 import math
 import os
@@ -248,6 +252,9 @@ SHAPES = ((2, 3, 67), (1, 4, 256), (2, 2, 1000), (2, 16, 1536))
 # One long sequence, head dim 128 without a mask, whose last tiles lie partly past seq: rows of
 # lse and dQ past 8192 in the backward, the forward's last key tile of 8 keys.
 LONG_SHAPE = (1, 2, 8200)
+# compute-sanitizer's shapes: at 1 x 2 x 512 the fused backward without a mask at head dim 64 splits
+# its key blocks in parts (KeyBlockSplit in hopper_bwd.cuh: fewer blocks than SMs), at 67 it does not.
+QUICK_SHAPES = ((1, 2, 67), (1, 2, 512))
 
 
 def correctness(dist, shapes=SHAPES, long_shape=LONG_SHAPE):
@@ -481,6 +488,9 @@ def compare_fwd(dists):
 COMPARE_BWD_CASES = [(128, 4096, False), (128, 8192, False), (128, 4096, True), (64, 4096, False),
                      (64, 16384, False), (64, 4096, True), (64, 16384, True)]
 COMPARE_BWD_CAUSAL_CASES = [(d, s, True) for d in (64, 128) for s in (4096, 8192, 16384)]
+COMPARE_BWD_D64_CASES = [(64, s, causal) for causal in (False, True) for s in (4096, 8192, 16384)]
+COMPARE_BWD_MODES = {"compare-bwd": COMPARE_BWD_CASES, "compare-bwd-causal": COMPARE_BWD_CAUSAL_CASES,
+                     "compare-bwd-d64": COMPARE_BWD_D64_CASES}
 
 
 def compare_bwd(dists, cases=COMPARE_BWD_CASES):
@@ -559,9 +569,9 @@ def repeat(dist):
     """Runs each backward twice on the same inputs and compares the bits of dq, dk and dv."""
     mha = Mha(os.path.join(dist, "release", "libmha.so"))
     deterministic = os.environ.get("MHA_DETERMINISTIC", "0") not in ("", "0")
-    b, h, s = 2, 8, 2048
     rows, failures = [], 0
-    for dim in (64, 128):
+    # at 1 x 4 x 2048 the fused backward without a mask at head dim 64 splits its key blocks in parts
+    for (b, h, s), dim in itertools.product(((2, 8, 2048), (1, 4, 2048)), (64, 128)):
         for name in ("f16", "bf16"):
             for causal in (False, True):
                 dtype = DTYPES[name][1]
@@ -578,9 +588,11 @@ def repeat(dist):
                         for g, a, c in zip(("dq", "dk", "dv"), *runs)}
                 ok = all(same.values()) if deterministic else same["dk"] and same["dv"]
                 failures += 0 if ok else 1
-                rows.append({"dim": dim, "dtype": name, "causal": causal, "same_bits": same, "pass": ok})
-                print("%s repeat %-4s d=%d causal=%d  same bits: %s" % (
-                    "PASS" if ok else "FAIL", name, dim, causal, " ".join("%s %s" % kv for kv in same.items())),
+                rows.append({"dim": dim, "dtype": name, "causal": causal, "batch": b, "heads": h, "seq": s,
+                             "same_bits": same, "pass": ok})
+                print("%s repeat %-4s d=%d causal=%d b=%d h=%d s=%d  same bits: %s" % (
+                    "PASS" if ok else "FAIL", name, dim, causal, b, h, s,
+                    " ".join("%s %s" % kv for kv in same.items())),
                     flush=True)
     return rows, failures
 
@@ -597,14 +609,14 @@ def main():
         return two_copies_child(dist, sys.argv[3])
     if mode == "profile":
         return profile(dist)
-    if mode in ("compare-fwd", "compare-bwd", "compare-bwd-causal"):
+    if mode == "compare-fwd" or mode in COMPARE_BWD_MODES:
         print(json.dumps(device_info()), flush=True)
         print("speed of each build over %s's (its time over theirs)" % sys.argv[2], flush=True)
         dists = [os.path.abspath(d) for d in sys.argv[2:]]
         if mode == "compare-fwd":
             compare_fwd(dists)
         else:
-            compare_bwd(dists, COMPARE_BWD_CAUSAL_CASES if mode == "compare-bwd-causal" else COMPARE_BWD_CASES)
+            compare_bwd(dists, COMPARE_BWD_MODES[mode])
         return 0
     if mode == "compare":
         print(json.dumps(device_info()), flush=True)
@@ -618,7 +630,7 @@ def main():
         report["correctness"], f = correctness(dist)
         failures += f
     if mode == "quick":  # one small shape per instance, for compute-sanitizer
-        report["correctness"], f = correctness(dist, shapes=((1, 2, 67),), long_shape=None)
+        report["correctness"], f = correctness(dist, shapes=QUICK_SHAPES, long_shape=None)
         failures += f
     if mode == "fp8":  # the FP8 forward alone: correctness and timing
         mha = Mha(os.path.join(dist, "release", "libmha.so"))

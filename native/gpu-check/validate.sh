@@ -36,7 +36,7 @@ OUT=$scratch MHA_DISABLE_SM90=1 python3 check.py correctness dist > "$out/sm80-p
   OUT=$scratch python3 check.py repeat dist; } > "$out/deterministic.log" 2>&1 || status=1
 OUT=$scratch ncu --clock-control none --section SpeedOfLight --section ComputeWorkloadAnalysis \
   --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
-  -k 'regex:^(fwd_kernel|fused_kernel|dq_convert_kernel|transpose_v_kernel)$' python3 check.py profile dist > "$out/ncu.txt" 2>&1 || status=1
+  -k 'regex:^(fwd_kernel|fused_kernel|finish_kernel|transpose_v_kernel)$' python3 check.py profile dist > "$out/ncu.txt" 2>&1 || status=1
 rm -rf "$scratch"
 tail -n 1 "$out/sanitize.log" "$out/sm80-path.log" "$out/deterministic.log"
 grep -E "failure|FAIL" "$out/check.log" | tail -n 5

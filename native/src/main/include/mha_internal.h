@@ -68,6 +68,7 @@ struct BwdParams {
   int batch, heads, seq;
   float scale;
   float *dq_accum = nullptr;  // workspace after delta: float32 dQ for the fused sm_90a pass
+  size_t dq_accum_floats = 0;  // the workspace's floats from dq_accum on
 };
 
 // The e4m3 forward: q, k and v in e4m3 (fwd.scale includes q's and k's scales), out fp16 or bf16.

@@ -162,7 +162,8 @@ int run_bwd(mha_backend backend, const mha_bwd_args &a, void *stream) {
     const size_t rows = static_cast<size_t>(a.batch) * a.heads * a.seq_len;
     const cuda::BwdParams params{a.q,         a.k,     a.v,     a.out,     a.dout,  a.lse,
                                  a.dq,        a.dk,    a.dv,    a.workspace, a.batch, a.heads,
-                                 a.seq_len,   a.scale, a.workspace + dq_accum_offset(rows)};
+                                 a.seq_len,   a.scale, a.workspace + dq_accum_offset(rows),
+                                 rows * kMaxCudaHeadDim};
     return cuda_status(bwd_launcher(a.dtype, a.head_dim, a.causal != 0)(params, stream));
   }
   const mha::Shape s = shape_of(a.batch, a.heads, a.seq_len, a.head_dim, a.scale, a.causal);

@@ -71,7 +71,59 @@ struct KernelArgs {
   void *out_a, *out_b;  // dK and dV, or dQ and unused
   int seq;
   float scale, scale_log2;
+  // The fused pass without a mask only (a grid of items, see KeyBlockSplit): key blocks of a head,
+  // how they are split, and the float32 slots of the split blocks' parts.
+  int row_blocks = 0, whole = 0, pieces = 1;
+  float *parts = nullptr;
 };
+
+// How the fused pass without a mask hands out its key blocks, one a thread block: every key block
+// walks all of its head's query tiles, so the blocks take equally long and the grid runs in rounds
+// of one block an SM. When the blocks do not fill the last round (at seq 4096, b 4 and h 16: 2048
+// blocks are 15.5 rounds of 132 SMs), most SMs would idle through it; so the last round's `split`
+// blocks each walk in `pieces` parts of their query tiles, one part a thread block, after the
+// `whole` blocks before them. A part adds up its own dK and dV, which it writes in float32 to a slot
+// of the workspace; finish_kernel sums the slots in the order of the parts (the same bits every
+// run) and writes dK and dV. At head dim 64 (only there does the workspace have room for the
+// slots) the backward without a mask ran 1.01-1.03x as fast at seq 4096 (68 blocks in 5 parts
+// each), 8192 and 16384 (H100, check.py compare-bwd-d64).
+struct KeyBlockSplit {
+  int whole, split, pieces;
+  int items() const { return whole + split * pieces; }
+};
+
+// The split key blocks' parts, for finish_kernel.
+struct SplitSums {
+  const float4 *slots;
+  uint2 *dk, *dv;
+  int whole, pieces, row_blocks, seq;
+};
+
+// A split pays for every part what a key block pays once: loading K and V, a first tile not
+// overlapped, the float32 slot written and summed; counted as kPartOverheadTiles query tiles.
+constexpr int kPartOverheadTiles = 2, kMinPartTiles = 4, kMaxPieces = 8;
+// The floats of a part's slot: its dK, then its dV, kOwnRows x D each.
+template <int D>
+constexpr size_t kSlotFloats = 2 * static_cast<size_t>(kOwnRows) * D;
+
+// The split of `blocks` key blocks of `tiles` query tiles each over `sms` multiprocessors that takes
+// the last round the fewest tiles, counting what a part costs; none where splitting does not
+// shorten it or its slots would not fit in `spare_floats`.
+inline KeyBlockSplit plan_split(int blocks, int tiles, int sms, size_t spare_floats, size_t slot_floats) {
+  KeyBlockSplit plan{blocks, 0, 1};
+  const int last = sms > 0 ? blocks % sms : 0;  // the blocks of the last round
+  int best = tiles;                             // its tiles unsplit
+  for (int pieces = 2; last > 0 && pieces <= kMaxPieces && tiles / pieces >= kMinPartTiles; ++pieces) {
+    if (static_cast<size_t>(last) * pieces * slot_floats > spare_floats) break;
+    const int rounds = (last * pieces + sms - 1) / sms;
+    const int cost = rounds * ((tiles + pieces - 1) / pieces + kPartOverheadTiles);
+    if (cost < best) {
+      best = cost;
+      plan = KeyBlockSplit{blocks - last, last, pieces};
+    }
+  }
+  return plan;
+}
 
 #if defined(MHA_SM90_CODE)
 // Block-level setup shared by the passes: shared memory carved into the two owned tiles, the
@@ -336,6 +388,59 @@ __device__ __forceinline__ OwnedRows owned_rows() {
   }
 }
 
+// What a thread block of the fused pass walks: its key block, and `count` of the block's `tiles`
+// query tiles (from q_begin on) starting at tile `first` and wrapping around; `slot` is its part's
+// slot of the workspace, or -1 for a whole block, which writes dK and dV itself.
+struct FusedWalk {
+  OwnedRows block;
+  int q_begin, tiles, first, count, slot;
+};
+
+template <bool CAUSAL>
+__device__ __forceinline__ FusedWalk fused_walk(const KernelArgs &args) {
+  if constexpr (CAUSAL) {
+    // A causal block walks the query tiles from its diagonal on.
+    const OwnedRows block = owned_rows<true>();
+    const int q_begin = block.row0 / kTileRows * kTileRows;
+    const int tiles = (args.seq - q_begin + kTileRows - 1) / kTileRows;
+    return {block, q_begin, tiles, 0, tiles, -1};
+  } else {
+    // Item i < whole is key block i, a head's blocks side by side (sharing its tiles in L2), each
+    // starting at its own tile, spread evenly over the walk, so that blocks running side by side do
+    // not all add into the same dQ rows at the same moment. The items after those are the parts of
+    // the split blocks (KeyBlockSplit), a block's parts one after the other.
+    const int tiles = (args.seq + kTileRows - 1) / kTileRows, item = static_cast<int>(blockIdx.x);
+    int key_block = item, begin = 0, end = tiles, slot = -1;
+    if (item >= args.whole) {
+      slot = item - args.whole;
+      key_block = args.whole + slot / args.pieces;
+      const int piece = slot % args.pieces;
+      begin = piece * tiles / args.pieces;
+      end = (piece + 1) * tiles / args.pieces;
+    }
+    const int row_block = key_block % args.row_blocks, shift = row_block * tiles / args.row_blocks;
+    return {{row_block * kOwnRows, key_block / args.row_blocks}, 0, tiles, (shift + begin) % tiles, end - begin, slot};
+  }
+}
+
+// A part's float32 dK and dV into its slot: accumulator rows `local` and local + 8 of the key block.
+template <int D>
+__device__ __forceinline__ void store_part(float *slot, const float (&dk)[D / 2], const float (&dv)[D / 2],
+                                           int local) {
+  const int lane = threadIdx.x % kWarpSize;
+#pragma unroll
+  for (int t = 0; t < 2; ++t) {
+    const float(&c)[D / 2] = t == 0 ? dk : dv;
+    float *rows = slot + t * kOwnRows * D;
+#pragma unroll
+    for (int j = 0; j < D / 8; ++j) {
+      const int col = 8 * j + 2 * (lane % 4);
+      *reinterpret_cast<float2 *>(rows + local * D + col) = make_float2(c[4 * j], c[4 * j + 1]);
+      *reinterpret_cast<float2 *>(rows + (local + 8) * D + col) = make_float2(c[4 * j + 2], c[4 * j + 3]);
+    }
+  }
+}
+
 template <typename T, int D, bool CAUSAL>
 __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     dkdv_kernel(const __grid_constant__ CUtensorMap tk, const __grid_constant__ CUtensorMap tv,
@@ -528,15 +633,12 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
   extern __shared__ unsigned char raw[];
   const Shared<D, true> sm(raw);  // own_a: K, own_b: V; tile_a: Q, tile_b: dO; ds(0), ds(1): dS^T
   constexpr int kStages = Layout<D, true>::kStages;
-  const OwnedRows block = owned_rows<CAUSAL>();
-  const int seq = args.seq, n0 = block.row0, head = block.head;
-  const int q_begin = CAUSAL ? n0 / kTileRows * kTileRows : 0;
-  const int tiles = (seq - q_begin + kTileRows - 1) / kTileRows;
-  // Without a mask every key block walks all of its head's query tiles, and the blocks of a head
-  // run side by side; each starts at its own tile (spread evenly over the walk), so that they do not
-  // all add into the same dQ rows at the same moment. Causal blocks start at their diagonals anyway.
-  const int shift = CAUSAL ? 0 : static_cast<int>(blockIdx.x) * tiles / static_cast<int>(gridDim.x);
-  auto tile_row = [&](int t) { return q_begin + (t + shift < tiles ? t + shift : t + shift - tiles) * kTileRows; };
+  const FusedWalk walk = fused_walk<CAUSAL>(args);
+  const int seq = args.seq, n0 = walk.block.row0, head = walk.block.head, tiles = walk.count;
+  auto tile_row = [&](int t) {
+    const int i = walk.first + t;
+    return walk.q_begin + (i < walk.tiles ? i : i - walk.tiles) * kTileRows;
+  };
   if (threadIdx.x < 128) {
     produce<D, true>(sm, &tk, &tv, &tq, &tdo, n0, tiles, tile_row, head,
                      args, true, true);
@@ -748,17 +850,45 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     finish(tiles - 1, false);
   }
   if (issuer) bulk_wait();  // the adds are done before the block's shared memory goes
-  store_accumulator<T, D>(args.out_a, dk, rows_before, key0, seq, args.scale, args.scale);
-  store_accumulator<T, D>(args.out_b, dv, rows_before, key0, seq, 1.f, 1.f);
+  if (!CAUSAL && walk.slot >= 0) {
+    store_part<D>(args.parts + walk.slot * kSlotFloats<D>, dk, dv, local0);
+  } else {
+    store_accumulator<T, D>(args.out_a, dk, rows_before, key0, seq, args.scale, args.scale);
+    store_accumulator<T, D>(args.out_b, dv, rows_before, key0, seq, 1.f, 1.f);
+  }
 }
 
-// dQ = dq_accum * scale in the input type, four elements a thread.
-template <typename T>
-__global__ void __launch_bounds__(256) dq_convert_kernel(const float4 *accum, uint2 *dq, size_t quads, float scale) {
-  const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < quads) {
-    const float4 x = accum[i];
-    dq[i] = make_uint2(pack2<T>(x.x * scale, x.y * scale), pack2<T>(x.z * scale, x.w * scale));
+
+// After the fused pass: in the first `convert_blocks` blocks, dQ = dq_accum * scale in the input
+// type; in the blocks after those, dK and dV of the split key blocks, each the sum of its parts'
+// slots in the order of the parts, dK times scale. Four elements a thread.
+template <typename T, int D>
+__global__ void __launch_bounds__(256) finish_kernel(const float4 *accum, uint2 *dq, size_t quads, float scale,
+                                                     unsigned convert_blocks, SplitSums sums) {
+  if (blockIdx.x < convert_blocks) {
+    const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < quads) {
+      const float4 x = accum[i];
+      dq[i] = make_uint2(pack2<T>(x.x * scale, x.y * scale), pack2<T>(x.z * scale, x.w * scale));
+    }
+    return;
+  }
+  constexpr int kRowQuads = D / 4, kTensorQuads = kOwnRows * kRowQuads, kSlotQuads = 2 * kTensorQuads;
+  const int i = static_cast<int>(blockIdx.x - convert_blocks) * blockDim.x + threadIdx.x;
+  const int split = i / kSlotQuads, within = i % kSlotQuads;  // the grid covers the split blocks' quads exactly
+  const float4 *part = sums.slots + static_cast<size_t>(split) * sums.pieces * kSlotQuads + within;
+  float4 sum = part[0];
+  for (int piece = 1; piece < sums.pieces; ++piece) {
+    const float4 x = part[piece * kSlotQuads];
+    sum = make_float4(sum.x + x.x, sum.y + x.y, sum.z + x.z, sum.w + x.w);
+  }
+  const int key_block = sums.whole + split, tensor = within / kTensorQuads;
+  const int key = key_block % sums.row_blocks * kOwnRows + within % kTensorQuads / kRowQuads;
+  if (key < sums.seq) {
+    const float factor = tensor == 0 ? scale : 1.f;
+    const size_t row = static_cast<size_t>(key_block / sums.row_blocks) * sums.seq + key;
+    (tensor == 0 ? sums.dk : sums.dv)[row * kRowQuads + within % kRowQuads] =
+        make_uint2(pack2<T>(sum.x * factor, sum.y * factor), pack2<T>(sum.z * factor, sum.w * factor));
   }
 }
 #else
@@ -775,8 +905,8 @@ __global__ void MHA_SM90_LAUNCH_BOUNDS(kThreads)
     fused_kernel(const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
                  const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap,
                  const __grid_constant__ CUtensorMap, const KernelArgs) {}
-template <typename T>
-__global__ void __launch_bounds__(256) dq_convert_kernel(const float4 *, uint2 *, size_t, float) {}
+template <typename T, int D>
+__global__ void __launch_bounds__(256) finish_kernel(const float4 *, uint2 *, size_t, float, unsigned, SplitSums) {}
 #endif  // MHA_SM90_CODE
 
 // The four tensor maps of a pass (a, b: owned rows; c, d: streamed tiles) when KERNEL runs on this
@@ -830,17 +960,37 @@ bool try_launch_fused(const BwdParams &p, cudaStream_t stream, cudaError_t *stat
     return false;
   }
   const size_t elements = static_cast<size_t>(p.batch) * p.heads * p.seq * D;
+  const int row_blocks = (p.seq + kOwnRows - 1) / kOwnRows, blocks = row_blocks * p.batch * p.heads;
+  // Without a mask, the last round's key blocks split where that shortens it; their parts' slots go
+  // into the workspace past dQ (room there at head dim 64 only), and finish_kernel writes their dK
+  // and dV in 8-byte pieces.
+  const size_t spare = p.dq_accum_floats > elements ? p.dq_accum_floats - elements : 0;
+  const bool splittable = !CAUSAL && (reinterpret_cast<uintptr_t>(p.dk) | reinterpret_cast<uintptr_t>(p.dv)) % 8 == 0;
+  const KeyBlockSplit split =
+      splittable ? plan_split(blocks, (p.seq + kTileRows - 1) / kTileRows, multiprocessors(), spare, kSlotFloats<D>)
+                 : KeyBlockSplit{blocks, 0, 1};
+  float *slots = p.dq_accum + elements;  // 16-byte aligned: elements is a multiple of 4
   *status = cudaMemsetAsync(p.dq_accum, 0, sizeof(float) * elements, stream);  // every key block adds to it
   if (*status == cudaSuccess) {
-    kernel<<<pass_grid(p), kThreads, kSmem, stream>>>(
-        maps[0], maps[1], maps[2], maps[3], dq_map,
-        KernelArgs{p.k, p.v, p.lse, p.delta, p.dk, p.dv, p.seq, p.scale, p.scale * kLog2e});
+    KernelArgs args{p.k, p.v, p.lse, p.delta, p.dk, p.dv, p.seq, p.scale, p.scale * kLog2e};
+    args.row_blocks = row_blocks;
+    args.whole = split.whole;
+    args.pieces = split.pieces;
+    args.parts = slots;
+    const dim3 grid = CAUSAL ? pass_grid(p) : dim3(static_cast<unsigned>(split.items()));
+    kernel<<<grid, kThreads, kSmem, stream>>>(maps[0], maps[1], maps[2], maps[3], dq_map, args);
     *status = cudaGetLastError();
   }
   if (*status == cudaSuccess) {
     const size_t quads = elements / 4;
-    dq_convert_kernel<T><<<static_cast<unsigned>((quads + 255) / 256), 256, 0, stream>>>(
-        reinterpret_cast<const float4 *>(p.dq_accum), static_cast<uint2 *>(p.dq), quads, p.scale);
+    const unsigned convert_blocks = static_cast<unsigned>((quads + 255) / 256);
+    constexpr int kSlotQuads = static_cast<int>(kSlotFloats<D> / 4);
+    static_assert(kSlotQuads % 256 == 0, "finish_kernel's blocks cover whole slots");
+    const unsigned sum_blocks = static_cast<unsigned>(split.split) * (kSlotQuads / 256);
+    finish_kernel<T, D><<<convert_blocks + sum_blocks, 256, 0, stream>>>(
+        reinterpret_cast<const float4 *>(p.dq_accum), static_cast<uint2 *>(p.dq), quads, p.scale, convert_blocks,
+        SplitSums{reinterpret_cast<const float4 *>(slots), static_cast<uint2 *>(p.dk), static_cast<uint2 *>(p.dv),
+                  split.whole, split.pieces, row_blocks, p.seq});
     *status = cudaGetLastError();
   }
   return true;

@@ -431,6 +431,15 @@ inline bool env_flag(const char *name) {
   return value != nullptr && value[0] != '\0' && value[0] != '0';
 }
 
+// The current device's multiprocessors, 0 when it cannot say.
+inline int multiprocessors() {
+  int device = 0, sms = 0;
+  return cudaGetDevice(&device) == cudaSuccess &&
+                 cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess
+             ? sms
+             : 0;
+}
+
 // Whether KERNEL runs on the current device: compute capability 9.0, sm_90a code for it in the
 // library (the binary the runtime picked is version 90 and admits THREADS threads a block, which
 // the empty stubs of other builds do not), SMEM bytes of shared memory granted, and not turned off

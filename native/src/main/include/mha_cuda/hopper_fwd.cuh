@@ -187,15 +187,6 @@ constexpr bool persistent_for(int row_blocks) {
   return CAUSAL && D == 128 && row_blocks <= 64;
 }
 
-// The current device's multiprocessors, 0 when it cannot say.
-inline int multiprocessors() {
-  int device = 0, sms = 0;
-  return cudaGetDevice(&device) == cudaSuccess &&
-                 cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess
-             ? sms
-             : 0;
-}
-
 // Inputs of T, output of O (T but for e4m3 inputs, whose output is fp16 or bf16). For e4m3, tv maps
 // V transposed, keys in the order to_operand hands P over (hopper_fwd_fp8.cuh writes it), and P is
 // quantised at 256 times its value: e4m3 keeps 3 bits of mantissa at any magnitude from 2^-6 up to

@@ -360,20 +360,25 @@ def cuda_time_ms(fn, iters):
 
 
 ROUNDS, WARMUP, ITERS = 5, 3, 10
+TIMING_ROUNDS = 6  # check.py timing: three rounds of each order
 
 
-def taking_turns_ms(fns, rounds=ROUNDS, iters=ITERS, rotate=False):
+def taking_turns_ms(fns, rounds=ROUNDS, iters=ITERS, rotate=False, orders=None):
     """Each fn's time in ms: the median over `rounds` rounds of the mean of `iters` calls back to back,
     after WARMUP calls. The fns take turns within a round, so that the card's clock, which its power
     limit lowers under sustained matrix work, reaches each of them alike; with `rotate` each round
-    starts one fn further on, so that no fn always follows the same one (whose clock it inherits)."""
+    starts one fn further on, so that no fn always follows the same one (whose clock it inherits);
+    `orders` (lists of indices into fns) are taken in turn, one a round, instead."""
     for fn in fns:
         for _ in range(WARMUP):
             fn()
     times = [[] for _ in fns]
     for r in range(rounds):
-        for k in range(len(fns)):
-            i = (k + r) % len(fns) if rotate else k
+        if orders is not None:
+            order = orders[r % len(orders)]
+        else:
+            order = [(k + r) % len(fns) if rotate else k for k in range(len(fns))]
+        for i in order:
             times[i].append(cuda_time_ms(fns[i], iters))
     return [statistics.median(t) for t in times]
 
@@ -414,10 +419,14 @@ def timing(dist):
                 scale = case.scale
                 qg, kg, vg = (t.clone().requires_grad_() for t in (case.q, case.k, case.v))
                 o = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, scale=scale)
+                # What ran just before a backward changes its time: SDPA's ran 6-8 % faster after
+                # SDPA's forward than after ours (H100, head dim 64, causal, seq 16384; ours the same
+                # after either). So each backward follows either forward in every other round.
                 ours_fwd, ours_bwd, torch_fwd, torch_bwd = taking_turns_ms([
                     case.fwd(mha), case.bwd(mha),
                     lambda: F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, scale=scale),
-                    lambda: torch.autograd.grad(o, (qg, kg, vg), case.dout, retain_graph=True)])
+                    lambda: torch.autograd.grad(o, (qg, kg, vg), case.dout, retain_graph=True)],
+                    rounds=TIMING_ROUNDS, orders=[[0, 1, 2, 3], [2, 1, 0, 3]])
                 flops = 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
                 row = {"seq": s, "dim": d, "dtype": name, "causal": causal, "ours_fwd_ms": ours_fwd, "ours_bwd_ms": ours_bwd,
                        "torch_fwd_ms": torch_fwd, "torch_bwd_ms": torch_bwd,

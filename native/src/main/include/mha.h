@@ -104,7 +104,8 @@ MHA_API size_t mha_fwd_fp8_workspace_size(int batch, int heads, int seq_len, int
 /* Bytes of device workspace mha_bwd needs for these sizes (any head_dim): a float32 row sum per
  * query row, and on an H100/H200 float32 dQ that every key block adds to (the fused backward; the
  * order of those additions varies, so dQ can differ in its last bits from run to run: set the
- * environment variable MHA_DETERMINISTIC=1 for two passes that give the same bits every run). */
+ * environment variable MHA_DETERMINISTIC=1 for two passes that give the same bits every run), and
+ * at head_dim 64 float32 dK and dV of key blocks that it splits in parts (summed in a fixed order). */
 MHA_API size_t mha_bwd_workspace_size(int batch, int heads, int seq_len);
 
 /* A fixed description of a status code. */

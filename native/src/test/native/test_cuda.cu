@@ -85,8 +85,8 @@ static std::vector<T> host_copy(const T *device, size_t n) {
   return host;
 }
 
-static void compare(mha_dtype dtype, int dim, int causal, unsigned seed) {
-  const int batch = 1, heads = 2, seq = 131;
+static void compare(mha_dtype dtype, int dim, int causal, int seq, unsigned seed) {
+  const int batch = 1, heads = 2;
   const size_t n = (size_t)batch * heads * seq * dim, rows = (size_t)batch * heads * seq;
   std::vector<uint16_t> q(n), k(n), v(n), dout(n);
   for (auto *t : {&q, &k, &v, &dout}) {
@@ -131,8 +131,9 @@ static void compare(mha_dtype dtype, int dim, int causal, unsigned seed) {
   double e_lse = 0;
   for (size_t i = 0; i < rows; i++) e_lse = std::fmax(e_lse, std::fabs(lse[i] - lse_ref[i]));
   bool ok = e_out <= bound && e_lse <= 1e-3 && e_dq <= 2 * bound && e_dk <= 2 * bound && e_dv <= 2 * bound;
-  std::printf("%s %s d=%d causal=%d  out %.2e lse %.2e dq %.2e dk %.2e dv %.2e (bound %.0e)\n", ok ? "PASS" : "FAIL",
-              dtype == MHA_BF16 ? "bf16" : "f16 ", dim, causal, e_out, e_lse, e_dq, e_dk, e_dv, bound);
+  std::printf("%s %s d=%d causal=%d s=%d  out %.2e lse %.2e dq %.2e dk %.2e dv %.2e (bound %.0e)\n",
+              ok ? "PASS" : "FAIL", dtype == MHA_BF16 ? "bf16" : "f16 ", dim, causal, seq, e_out, e_lse, e_dq, e_dk, e_dv,
+              bound);
   if (!ok) failures++;
   for (void *p : {(void *)d_q, (void *)d_k, (void *)d_v, (void *)d_dout, (void *)d_out, (void *)d_dq, (void *)d_dk,
                   (void *)d_dv, (void *)d_lse, (void *)workspace}) {
@@ -210,8 +211,12 @@ int main() {
   std::printf("device: %s (sm_%d%d)\n", prop.name, prop.major, prop.minor);
   unsigned seed = 7;
   for (mha_dtype dtype : {MHA_F16, MHA_BF16}) {
+    /* At 520 the fused backward without a mask at head dim 64 walks its 10 key blocks in parts on
+     * an H100 (fewer blocks than SMs; KeyBlockSplit in hopper_bwd.cuh). */
     for (int dim : {64, 128}) {
-      for (int causal = 0; causal <= 1; causal++) compare(dtype, dim, causal, seed++);
+      for (int causal = 0; causal <= 1; causal++) {
+        for (int seq : {131, 520}) compare(dtype, dim, causal, seq, seed++);
+      }
     }
     for (int causal = 0; causal <= 1; causal++) compare_fp8(dtype, causal, seed++);
   }

@@ -8,7 +8,8 @@
 // its Q and dO. dQ comes one of two ways:
 //  - fused (the default): in the same walk, dQ_tile = dS K from a shared dS^T buffer, added in
 //    float32 to a dQ accumulator in the workspace by the TMA unit, then converted (five products a
-//    tile pair; the additions land in no fixed order);
+//    tile pair; the additions land in no fixed order; without a mask the key blocks of the grid's
+//    last round may each be walked in parts, see KeyBlockSplit);
 //  - with MHA_DETERMINISTIC=1, the deterministic passes of flash_bwd.cuh (every output written by
 //    exactly one block, no atomics): the walk above for dK and dV only, then a dQ pass in which a
 //    block owns 128 queries and walks the keys in tiles of 64: S = Q K^T and dP = dO V^T,

@@ -4,7 +4,7 @@
 #   check.log, results-all.json  correctness (96 checks, 16 FP8), two copies in one process, timing
 #                                against SDPA
 #   tables.md                    check.log as the Markdown tables of docs/gpu-validation.md
-#   sanitize.log                 compute-sanitizer memcheck over every instance (small shape), then
+#   sanitize.log                 compute-sanitizer memcheck over every instance (two small shapes), then
 #                                racecheck the same way: no hazard may be reported in libmha's
 #                                kernels (PyTorch's own, the yardstick, report some: left in the log)
 #   sm80-path.log                correctness again on the mma.sync kernels (MHA_DISABLE_SM90=1)

@@ -132,6 +132,30 @@ def stopNginx = { File basedir ->
   }
 }
 
+// For the wheel ITs: Debian's Python with venv (and pip in it) and the wheel tool, which verifies RECORD.
+def requirePython = { String name ->
+  def python = new File('/usr/bin/python3')
+  def present = python.canExecute() &&
+      new ProcessBuilder('/usr/bin/python3', '-c', 'import venv, ensurepip, wheel').start().waitFor() == 0
+  runsWhen(present, name, '/usr/bin/python3 lacks venv, ensurepip or wheel (apt-get install python3-venv python3-wheel)')
+}
+
+// Copies the project (pom.xml and src, not target) to dir, runs Maven there as Invoker ran it (same
+// Maven, settings and local repository, offline), and returns its output: a second checkout.
+def mavenInCopy = { File basedir, File dir, localRepository, List<String> goals ->
+  dir.mkdirs()
+  sh(['cp', '-R', new File(basedir, 'pom.xml').path, new File(basedir, 'src').path, dir.path], basedir)
+  def settings = new File(basedir.parentFile, 'interpolated-settings.xml')
+  assert settings.isFile(): "no ${settings}: where does this Invoker version write its settings?"
+  def mvn = new File(System.getProperty('maven.home'), 'bin/mvn').path
+  def argv = [mvn, '-B', '-o', '-s', settings.path, "-Dmaven.repo.local=${localRepository}".toString(),
+      '-Dkernel.cache.enabled=false'] + goals
+  def p = new ProcessBuilder(argv).directory(dir).redirectErrorStream(true).start()
+  def out = p.inputStream.getText('UTF-8')
+  p.waitFor()
+  out
+}
+
 [invocations: invocations, compileCounts: compileCounts, progress: progress, sh: sh, runC: runC,
  nvccInstalled: nvccInstalled, runsWhen: runsWhen, requireTool: requireTool, requireNvcc: requireNvcc,
- startNginx: startNginx, stopNginx: stopNginx]
+ startNginx: startNginx, stopNginx: stopNginx, requirePython: requirePython, mavenInCopy: mavenInCopy]

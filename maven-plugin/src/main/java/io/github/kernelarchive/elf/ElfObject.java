@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -27,6 +28,7 @@ public final class ElfObject {
   private static final int SHT_DYNSYM = 11;
   private static final int SHT_NOTE = 7;
   private static final int SHT_GNU_VERDEF = 0x6ffffffd;
+  private static final int SHT_GNU_VERNEED = 0x6ffffffe;
   private static final int SHT_GNU_VERSYM = 0x6fffffff;
   private static final int VERSYM_HIDDEN = 0x8000;
   private static final int NT_GNU_BUILD_ID = 3;
@@ -40,19 +42,35 @@ public final class ElfObject {
   /** An entry of a shared library's dynamic section whose value is a string (NEEDED, SONAME, RPATH, RUNPATH). */
   public record DynamicEntry(long tag, String value) {}
 
+  /**
+   * A symbol version a linked file requires of another ({@code .gnu.version_r}), as
+   * {@code readelf -V} lists it: {@code libc.so.6} needs {@code GLIBC_2.34}, for the symbols
+   * {@code dlopen} and {@code pthread_create}.
+   *
+   * @param symbols the imports bound to this version, in {@code .dynsym} order
+   */
+  public record VersionNeed(String library, String version, List<String> symbols) {}
+
   private final int type;
   private final int machine;
   private final List<ElfSymbol> symbols;
   private final List<ElfSymbol> dynamicSymbols;
   private final List<DynamicEntry> dynamicEntries;
+  private final List<VersionNeed> versionNeeds;
 
   private ElfObject(int type, int machine, List<ElfSymbol> symbols, List<ElfSymbol> dynamicSymbols,
-      List<DynamicEntry> dynamicEntries) {
+      List<DynamicEntry> dynamicEntries, List<VersionNeed> versionNeeds) {
     this.type = type;
     this.machine = machine;
     this.symbols = symbols;
     this.dynamicSymbols = dynamicSymbols;
     this.dynamicEntries = dynamicEntries;
+    this.versionNeeds = versionNeeds;
+  }
+
+  /** The versions this linked file requires of the libraries it needs, in file order; empty for objects. */
+  public List<VersionNeed> versionNeeds() {
+    return versionNeeds;
   }
 
   /** The dynamic symbol table of a shared library: what it exports and imports (locals left out). */
@@ -123,6 +141,7 @@ public final class ElfObject {
     List<ElfSymbol> symbols = new ArrayList<>();
     List<ElfSymbol> dynamicSymbols = new ArrayList<>();
     List<DynamicEntry> dynamicEntries = new ArrayList<>();
+    Map<Integer, NeedBuilder> needs = versionNeeds(elf, sectionHeaders, entrySize, count);
     for (int i = 0; i < count; i++) {
       int header = (int) (sectionHeaders + (long) i * entrySize);
       int sectionType = elf.getInt(header + 4);
@@ -146,6 +165,8 @@ public final class ElfObject {
       }
       List<ElfSymbol> target = sectionType == SHT_SYMTAB ? symbols : dynamicSymbols;
       List<String> versions = sectionType == SHT_DYNSYM ? symbolVersions(elf, sectionHeaders, entrySize, count) : List.of();
+      int[] versionIndexes = sectionType == SHT_DYNSYM && !needs.isEmpty()
+          ? versionIndexes(elf, sectionHeaders, entrySize, count) : new int[0];
       long symbolSize = elf.getLong(header + 56);
       if (symbolSize == 0) {
         symbolSize = 24;
@@ -159,12 +180,101 @@ public final class ElfObject {
           continue;
         }
         int index = (int) ((at - table.offset) / symbolSize);
-        target.add(new ElfSymbol(string(elf, strings, Integer.toUnsignedLong(elf.getInt(p))), info >> 4,
+        ElfSymbol symbol = new ElfSymbol(string(elf, strings, Integer.toUnsignedLong(elf.getInt(p))), info >> 4,
             info & 0xf, Short.toUnsignedInt(elf.getShort(p + 6)), elf.get(p + 5) & 0x3,
-            index < versions.size() ? versions.get(index) : ""));
+            index < versions.size() ? versions.get(index) : "");
+        target.add(symbol);
+        NeedBuilder need = index < versionIndexes.length ? needs.get(versionIndexes[index]) : null;
+        if (need != null && !symbol.isDefined()) {
+          need.symbols.add(symbol.name());
+        }
       }
     }
-    return new ElfObject(type, machine, List.copyOf(symbols), List.copyOf(dynamicSymbols), List.copyOf(dynamicEntries));
+    List<VersionNeed> versionNeeds = needs.values().stream()
+        .map(n -> new VersionNeed(n.library, n.version, List.copyOf(n.symbols))).toList();
+    return new ElfObject(type, machine, List.copyOf(symbols), List.copyOf(dynamicSymbols), List.copyOf(dynamicEntries),
+        versionNeeds);
+  }
+
+  /** A {@link VersionNeed} while its symbols are collected. */
+  private static final class NeedBuilder {
+    final String library;
+    final String version;
+    final List<String> symbols = new ArrayList<>();
+
+    NeedBuilder(String library, String version) {
+      this.library = library;
+      this.version = version;
+    }
+  }
+
+  /**
+   * The required versions of {@code .gnu.version_r}, by the index {@code .gnu.version} gives the
+   * symbols bound to them, in file order. Verneed: version, aux count (2 bytes each), file name,
+   * aux offset, next offset (4 each); each Vernaux: hash (4), flags, other (2 each: other is the
+   * index), name, next (4 each).
+   */
+  private static Map<Integer, NeedBuilder> versionNeeds(ByteBuffer elf, long sectionHeaders, int entrySize, int count)
+      throws ElfFormatException {
+    Map<Integer, NeedBuilder> needs = new LinkedHashMap<>();
+    for (int i = 0; i < count; i++) {
+      int header = (int) (sectionHeaders + (long) i * entrySize);
+      if (elf.getInt(header + 4) != SHT_GNU_VERNEED) {
+        continue;
+      }
+      int linked = elf.getInt(header + 40);
+      if (linked <= 0 || linked >= count) {
+        throw new ElfFormatException("the version requirements link to a missing string table");
+      }
+      Section strings = section(elf, (int) (sectionHeaders + (long) linked * entrySize));
+      Section section = section(elf, header);
+      long end = section.offset + section.size;
+      long at = section.offset;
+      for (int n = 0; n < elf.getInt(header + 44) && n < 65536; n++) {
+        if (at < section.offset || at + 16 > end) {
+          throw new ElfFormatException("a version requirement lies outside its section");
+        }
+        String library = string(elf, strings, Integer.toUnsignedLong(elf.getInt((int) at + 4)));
+        int auxCount = Short.toUnsignedInt(elf.getShort((int) at + 2));
+        long aux = at + Integer.toUnsignedLong(elf.getInt((int) at + 8));
+        for (int a = 0; a < auxCount; a++) {
+          if (aux < section.offset || aux + 16 > end) {
+            throw new ElfFormatException("a required version lies outside its section");
+          }
+          int index = Short.toUnsignedInt(elf.getShort((int) aux + 6)) & ~VERSYM_HIDDEN;
+          needs.put(index, new NeedBuilder(library,
+              string(elf, strings, Integer.toUnsignedLong(elf.getInt((int) aux + 8)))));
+          long next = Integer.toUnsignedLong(elf.getInt((int) aux + 12));
+          if (next == 0) {
+            break;
+          }
+          aux += next;
+        }
+        long next = Integer.toUnsignedLong(elf.getInt((int) at + 12));
+        if (next == 0) {
+          break;
+        }
+        at += next;
+      }
+    }
+    return needs;
+  }
+
+  /** {@code .gnu.version}: each dynamic symbol's version index (hidden bit cleared); empty without one. */
+  private static int[] versionIndexes(ByteBuffer elf, long sectionHeaders, int entrySize, int count)
+      throws ElfFormatException {
+    for (int i = 0; i < count; i++) {
+      int header = (int) (sectionHeaders + (long) i * entrySize);
+      if (elf.getInt(header + 4) == SHT_GNU_VERSYM) {
+        Section versym = section(elf, header);
+        int[] indexes = new int[(int) (versym.size / 2)];
+        for (int n = 0; n < indexes.length; n++) {
+          indexes[n] = Short.toUnsignedInt(elf.getShort((int) (versym.offset + 2L * n))) & ~VERSYM_HIDDEN;
+        }
+        return indexes;
+      }
+    }
+    return new int[0];
   }
 
   /**

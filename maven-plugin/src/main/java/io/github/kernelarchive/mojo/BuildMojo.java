@@ -17,6 +17,7 @@ import io.github.kernelarchive.pipeline.KernelBuildRequest;
 import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.scan.Sources;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
+import io.github.kernelarchive.wheel.PythonInterpreter;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -258,6 +259,17 @@ public class BuildMojo extends KernelMojo {
   @Parameter
   private List<File> sitePackages = new ArrayList<>();
 
+  /**
+   * The Python wheel (goal {@code wheel}); this goal reads {@code <module>} and {@code <limitedApi>}:
+   * an extension module is compiled against Python's headers and exports {@code PyInit_<module>}.
+   */
+  @Parameter
+  private WheelConfig wheel;
+
+  /** The Python whose headers an extension module ({@code <wheel><module>}) is compiled against. */
+  @Parameter(property = "kernel.python", defaultValue = "python3")
+  private String python;
+
   @Override
   protected void run() throws MojoExecutionException, MojoFailureException {
     Map<String, String> systemEnvironment = new HashMap<>(System.getenv());
@@ -289,7 +301,7 @@ public class BuildMojo extends KernelMojo {
   }
 
   /** The pom's parameters as the engine's request, each group checked on its own. */
-  KernelBuildRequest request() throws MojoFailureException {
+  KernelBuildRequest request() throws MojoFailureException, ToolchainException {
     Path basedir = project.getBasedir().toPath();
     List<SourceSet> sets = new ArrayList<>();
     if (sources != null) {
@@ -299,13 +311,25 @@ public class BuildMojo extends KernelMojo {
     }
     ArchiveSets.Result archiveSets = ArchiveSets.of(archives, basedir);
     sets.addAll(archiveSets.sources());
-    CompileOptions options = new CompileOptions(
-        includeDirectories.stream().map(File::toPath).toList(), defines, cFlags, cxxFlags,
+    List<Path> includes = new ArrayList<>(includeDirectories.stream().map(File::toPath).toList());
+    List<String> allDefines = new ArrayList<>(defines);
+    List<String> allExports = new ArrayList<>(exports);
+    if (PythonModule.wanted(wheel)) {
+      // An extension module: Python's headers (never its library: the interpreter provides the
+      // symbols when it loads the module) and its init function beside the C API.
+      includes.add(PythonInterpreter.probe(python, environment).include());
+      String limited = PythonModule.limitedApiDefine(wheel);
+      if (limited != null) {
+        allDefines.add(limited);
+      }
+      allExports.add("PyInit_" + wheel.module);
+    }
+    CompileOptions options = new CompileOptions(includes, allDefines, cFlags, cxxFlags,
         cuda.flags, hip.flags, cudaArchs != null ? cudaArchs : cuda.archs, cuda.relocatableDeviceCode,
         hipArchs != null ? hipArchs : hip.archs, staticLink, basedir);
     ToolchainConfig toolchain = new ToolchainConfig(cc, cxx, cudaNvcc != null ? cudaNvcc : cuda.nvcc,
         hipHipcc != null ? hipHipcc : hip.hipcc, ar, launcher, linker, environment);
-    LinkSettings link = new LinkSettings(exports, linkFlags, staticLink,
+    LinkSettings link = new LinkSettings(allExports, linkFlags, staticLink,
         Choice.of(CudaRuntime.class, cudaRuntime, "kernel.cuda.runtime"),
         symbolVersion != null ? symbolVersion : SymbolVersion.defaultFor(library, project.getVersion()));
     return new KernelBuildRequest(new KernelBuildRequest.Project(basedir, outputDirectory.toPath(), library,

@@ -5,10 +5,6 @@ import io.github.kernelarchive.common.BuildFailureException;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
 import org.apache.maven.plugins.annotations.LifecyclePhase;
@@ -23,9 +19,6 @@ import org.apache.maven.plugins.annotations.Parameter;
  */
 @Mojo(name = "bundle", defaultPhase = LifecyclePhase.PACKAGE, threadSafe = true)
 public class BundleMojo extends KernelMojo {
-  /** When {@code project.build.outputTimestamp} is not set: every entry gets this time. */
-  static final Instant FIXED_TIME = Instant.parse("2000-01-01T00:00:00Z");
-
   /** The public headers shipped to consumers (put on their include path). */
   @Parameter(property = "kernel.headers", defaultValue = "${project.basedir}/src/main/include")
   private File headers;
@@ -43,7 +36,8 @@ public class BundleMojo extends KernelMojo {
     boolean kernelPackaging = "kernel".equals(project.getPackaging());
     Path main = kernelPackaging ? target.resolve(name + ".kernel") : null;
     try {
-      BundlePackager.pack(outputDirectory.toPath(), headers.toPath(), platformBundle, main, time());
+      BundlePackager.pack(outputDirectory.toPath(), headers.toPath(), platformBundle, main,
+          OutputTimestamp.of(outputTimestamp, System.getenv("SOURCE_DATE_EPOCH")));
     } catch (BuildFailureException e) {
       throw new MojoFailureException(e.getMessage(), e);
     } catch (IOException e) {
@@ -54,21 +48,5 @@ public class BundleMojo extends KernelMojo {
       project.getArtifact().setFile(main.toFile());
     }
     getLog().info("Bundle: " + platformBundle.getFileName() + (main == null ? "" : " and " + main.getFileName()));
-  }
-
-  /** {@code project.build.outputTimestamp} when set, else {@link #FIXED_TIME}. */
-  FileTime time() throws MojoFailureException {
-    if (outputTimestamp == null || outputTimestamp.isBlank() || outputTimestamp.length() < 2) {
-      return FileTime.from(FIXED_TIME);
-    }
-    try {
-      if (outputTimestamp.chars().allMatch(Character::isDigit)) {
-        return FileTime.from(Instant.ofEpochSecond(Long.parseLong(outputTimestamp)));
-      }
-      return FileTime.from(OffsetDateTime.parse(outputTimestamp).toInstant());
-    } catch (DateTimeParseException | NumberFormatException e) {
-      throw new MojoFailureException("project.build.outputTimestamp is '" + outputTimestamp + "': use an ISO-8601"
-          + " time such as 2026-11-24T00:00:00Z, or seconds since the epoch.");
-    }
   }
 }

@@ -1,0 +1,95 @@
+package io.github.kernelarchive.wheel;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * One manylinux policy (PEP 600): the system libraries a wheel may need, and per architecture the
+ * symbol versions it may require of them, per family ({@code GLIBC}, {@code GLIBCXX},
+ * {@code CXXABI}, {@code GCC}, {@code ZLIB}, ...). The table is auditwheel's, kept as data in
+ * {@code manylinux-policy.txt} beside this class.
+ *
+ * @param priority higher is older: the policies are tried from the highest down
+ */
+public record ManylinuxPolicy(String name, int priority, List<String> aliases, Set<String> libraries,
+    Map<String, Map<String, Set<String>>> versions) {
+
+  private static final List<ManylinuxPolicy> ALL = load();
+
+  /** Every policy, oldest (most compatible) first. */
+  public static List<ManylinuxPolicy> all() {
+    return ALL;
+  }
+
+  public static Optional<ManylinuxPolicy> named(String name) {
+    return ALL.stream().filter(p -> p.name.equals(name) || p.aliases.contains(name)).findFirst();
+  }
+
+  /** Whether a library of this name may be needed from the system under any policy. */
+  public static boolean isSystemLibrary(String soname) {
+    return ALL.stream().anyMatch(p -> p.libraries.contains(soname));
+  }
+
+  /** The versions allowed per family on this architecture; families not listed are not checked. */
+  public Map<String, Set<String>> versionsFor(String architecture) {
+    return versions.getOrDefault(architecture, Map.of());
+  }
+
+  /** {@code manylinux_2_17_x86_64}, and its aliases' tags ({@code manylinux2014_x86_64}). */
+  public List<String> tags(String architecture) {
+    List<String> tags = new ArrayList<>();
+    tags.add(name + "_" + architecture);
+    aliases.forEach(a -> tags.add(a + "_" + architecture));
+    return tags;
+  }
+
+  private static List<ManylinuxPolicy> load() {
+    List<ManylinuxPolicy> policies = new ArrayList<>();
+    try (InputStream in = ManylinuxPolicy.class.getResourceAsStream("manylinux-policy.txt");
+        BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+      String name = null;
+      int priority = 0;
+      List<String> aliases = List.of();
+      Set<String> libraries = Set.of();
+      Map<String, Map<String, Set<String>>> versions = new HashMap<>();
+      for (String line; (line = reader.readLine()) != null; ) {
+        if (line.isBlank() || line.startsWith("#")) {
+          continue;
+        }
+        List<String> words = List.of(line.trim().split("\\s+"));
+        switch (words.get(0)) {
+          case "policy" -> {
+            if (name != null) {
+              policies.add(new ManylinuxPolicy(name, priority, aliases, libraries, versions));
+            }
+            name = words.get(1);
+            priority = Integer.parseInt(words.get(2));
+            aliases = List.copyOf(words.subList(3, words.size()));
+            libraries = Set.of();
+            versions = new HashMap<>();
+          }
+          case "libs" -> libraries = Set.copyOf(words.subList(1, words.size()));
+          default -> versions.computeIfAbsent(words.get(0), a -> new HashMap<>())
+              .put(words.get(1), Set.copyOf(words.subList(2, words.size())));
+        }
+      }
+      if (name != null) {
+        policies.add(new ManylinuxPolicy(name, priority, aliases, libraries, versions));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("the plugin's manylinux-policy.txt cannot be read", e);
+    }
+    policies.sort((a, b) -> Integer.compare(b.priority, a.priority));
+    return List.copyOf(policies);
+  }
+}

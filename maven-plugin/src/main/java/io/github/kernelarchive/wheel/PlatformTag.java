@@ -1,0 +1,139 @@
+package io.github.kernelarchive.wheel;
+
+import io.github.kernelarchive.common.BuildFailureException;
+import io.github.kernelarchive.elf.ElfObject;
+import io.github.kernelarchive.elf.ElfObject.VersionNeed;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The manylinux tag a wheel's content earns, computed as auditwheel's policy check does: the
+ * oldest policy whose allowed libraries hold every system library any ELF file needs, and whose
+ * symbol versions hold every version those files require of them (per family the policy lists).
+ * Libraries that other wheels provide or the wheel itself holds are not the system's and are not
+ * checked here.
+ */
+public final class PlatformTag {
+  /** An ELF file of the wheel: its path inside the wheel and what it needs. */
+  public record ElfFile(String path, ElfObject elf) {}
+
+  /** A required version and the imports that require it: {@code GLIBC_2.34: dlopen, pthread_create (mha/libmha.so)}. */
+  public record Requirement(String family, String version, List<String> symbols) {
+    public String describe() {
+      return family + "_" + version + ": " + String.join(", ", symbols);
+    }
+  }
+
+  /**
+   * @param policy the oldest policy the content fits
+   * @param highest per family, the highest version required and what requires it: the symbols that set the tag
+   */
+  public record Result(ManylinuxPolicy policy, List<String> tags, Map<String, Requirement> highest) {}
+
+  private PlatformTag() {}
+
+  /**
+   * @param provided SONAMEs that other wheels or the wheel itself provide
+   * @param maxPolicy the newest policy allowed ({@code <maxManylinux>}), or null
+   */
+  public static Result compute(List<ElfFile> files, Set<String> provided, String architecture, ManylinuxPolicy maxPolicy)
+      throws BuildFailureException {
+    List<String> systemLibraries = new ArrayList<>();
+    for (ElfFile file : files) {
+      for (ElfObject.DynamicEntry entry : file.elf().dynamicEntries()) {
+        if (entry.tag() == ElfObject.DT_NEEDED && !provided.contains(entry.value())) {
+          if (!ManylinuxPolicy.isSystemLibrary(entry.value())) {
+            throw new BuildFailureException(file.path() + " in the wheel needs " + entry.value() + ", which no manylinux"
+                + " policy lets a wheel take from the system, and no wheel dependency provides. Either declare the wheel"
+                + " that provides it (<wheel><dependencies><dependency><library>" + entry.value() + "</library>"
+                + "<distribution>...</distribution>), link it statically or as a stub (<linkage>stub</linkage>), or"
+                + " drop it from the link.");
+          }
+          systemLibraries.add(entry.value());
+        }
+      }
+    }
+    Map<String, Map<String, List<String>>> required = requiredVersions(files, provided);
+    for (ManylinuxPolicy policy : ManylinuxPolicy.all()) {
+      if (policy.libraries().containsAll(systemLibraries) && offending(policy, architecture, required).isEmpty()) {
+        if (maxPolicy != null && policy.priority() < maxPolicy.priority()) {
+          throw new BuildFailureException("The wheel's content needs " + policy.name() + ", newer than <maxManylinux> "
+              + maxPolicy.name() + " allows: " + String.join("; ", offending(maxPolicy, architecture, required))
+              + ". Link against an older glibc/libstdc++ (kernel.glibc), drop what needs these versions, or raise"
+              + " <maxManylinux>.");
+        }
+        return new Result(policy, policy.tags(architecture), highest(required));
+      }
+    }
+    ManylinuxPolicy newest = ManylinuxPolicy.all().get(ManylinuxPolicy.all().size() - 1);
+    throw new BuildFailureException("The wheel's content fits no manylinux policy up to " + newest.name() + ": "
+        + String.join("; ", offending(newest, architecture, required)) + ".");
+  }
+
+  /** Family, version, then the imports that require it (with the file), for versions of system libraries. */
+  private static Map<String, Map<String, List<String>>> requiredVersions(List<ElfFile> files, Set<String> provided) {
+    Map<String, Map<String, List<String>>> required = new TreeMap<>();
+    for (ElfFile file : files) {
+      for (VersionNeed need : file.elf().versionNeeds()) {
+        if (provided.contains(need.library()) || !ManylinuxPolicy.isSystemLibrary(need.library())) {
+          continue;
+        }
+        int split = need.version().indexOf('_');
+        String family = split < 0 ? need.version() : need.version().substring(0, split);
+        String version = split < 0 ? "" : need.version().substring(split + 1);
+        List<String> symbols = required.computeIfAbsent(family, f -> new TreeMap<>())
+            .computeIfAbsent(version, v -> new ArrayList<>());
+        for (String symbol : need.symbols()) {
+          symbols.add(symbol + " (" + file.path() + ")");
+        }
+      }
+    }
+    return required;
+  }
+
+  /** The required versions a policy does not allow, described with the imports that require them. */
+  private static List<String> offending(ManylinuxPolicy policy, String architecture,
+      Map<String, Map<String, List<String>>> required) {
+    List<String> offending = new ArrayList<>();
+    Map<String, Set<String>> allowed = policy.versionsFor(architecture);
+    required.forEach((family, versions) -> {
+      Set<String> permitted = allowed.get(family);
+      if (permitted == null) {
+        return;
+      }
+      versions.forEach((version, symbols) -> {
+        if (!permitted.contains(version)) {
+          offending.add(new Requirement(family, version, symbols).describe());
+        }
+      });
+    });
+    return offending;
+  }
+
+  private static Map<String, Requirement> highest(Map<String, Map<String, List<String>>> required) {
+    Map<String, Requirement> highest = new LinkedHashMap<>();
+    required.forEach((family, versions) -> versions.entrySet().stream()
+        .max(Map.Entry.comparingByKey(VERSION_ORDER))
+        .ifPresent(e -> highest.put(family, new Requirement(family, e.getKey(), e.getValue()))));
+    return highest;
+  }
+
+  /** Dotted versions compared number by number ({@code 2.9 < 2.17}); other parts as text. */
+  static final Comparator<String> VERSION_ORDER = (a, b) -> {
+    String[] x = a.split("\\.");
+    String[] y = b.split("\\.");
+    for (int i = 0; i < Math.min(x.length, y.length); i++) {
+      int c = x[i].matches("\\d{1,9}") && y[i].matches("\\d{1,9}")
+          ? Integer.compare(Integer.parseInt(x[i]), Integer.parseInt(y[i])) : x[i].compareTo(y[i]);
+      if (c != 0) {
+        return c;
+      }
+    }
+    return Integer.compare(x.length, y.length);
+  };
+}

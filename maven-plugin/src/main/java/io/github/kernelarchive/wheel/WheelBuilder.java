@@ -1,0 +1,153 @@
+package io.github.kernelarchive.wheel;
+
+import io.github.kernelarchive.common.BuildFailureException;
+import io.github.kernelarchive.common.ToolchainException;
+import io.github.kernelarchive.elf.ElfFormatException;
+import io.github.kernelarchive.elf.ElfObject;
+import io.github.kernelarchive.toolchain.ProcessResult;
+import io.github.kernelarchive.toolchain.ProcessRunner;
+import io.github.kernelarchive.wheelfile.WheelEntry;
+import io.github.kernelarchive.wheelfile.WheelWriter;
+import java.io.IOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * The wheel stage: puts the linked library into its import package, matches what it needs to
+ * other wheels (their {@code Requires-Dist}, and an RPATH relative to {@code $ORIGIN} in place of
+ * the build machine's folders), computes the manylinux tag from the content, and writes the wheel.
+ */
+public final class WheelBuilder {
+  /** The folders of the CUDA runtime wheels, for a library that loads the runtime through a stub. */
+  static final List<String> CUDA_RUNTIME_FOLDERS = List.of("nvidia/cu13/lib", "nvidia/cuda_runtime/lib");
+
+  /**
+   * @param wheel the wheel in {@code target}
+   * @param tags {@code py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64}
+   */
+  public record Result(Path wheel, String tags, PlatformTag.Result platform, List<WheelDependency> dependencies,
+      WheelWriter.Outcome outcome) {}
+
+  private final ProcessRunner runner;
+
+  public WheelBuilder(ProcessRunner runner) {
+    this.runner = runner;
+  }
+
+  public Result build(WheelRequest request) throws BuildFailureException, ToolchainException, IOException {
+    Path library = request.library();
+    if (!Files.isRegularFile(library)) {
+      throw new BuildFailureException(library + " is missing: the wheel is made from the library the build goal links."
+          + " Run the build goal first (phase compile), e.g. mvn package.");
+    }
+    ElfObject elf = parse(library);
+    List<WheelDependency> dependencies = WheelDependencies.resolve(library, elf, request.dependencies(), List.of());
+    String placed = request.importPackage() + "/" + (request.extension() != null
+        ? request.extension().module() + request.extension().suffix() : library.getFileName().toString());
+    Path inWheel = withWheelRpath(library, elf, placed, dependencies, request);
+    ElfObject content = inWheel.equals(library) ? elf : parse(inWheel);
+
+    Set<String> provided = new LinkedHashSet<>();
+    dependencies.forEach(d -> provided.add(d.library()));
+    ManylinuxPolicy max = null;
+    if (request.maxManylinux() != null) {
+      String name = request.maxManylinux().startsWith("manylinux") ? request.maxManylinux()
+          : "manylinux_" + request.maxManylinux();
+      max = ManylinuxPolicy.named(name).orElseThrow(() -> new BuildFailureException("<wheel><maxManylinux> is '"
+          + request.maxManylinux() + "', which names no manylinux policy: use e.g. 2_17, 2_28 or 2_34."));
+    }
+    PlatformTag.Result platform = PlatformTag.compute(List.of(new PlatformTag.ElfFile(placed, content)), provided,
+        request.architecture(), max);
+
+    String python = request.extension() != null ? request.extension().pythonTag() : "py3";
+    String abi = request.extension() != null ? request.extension().abiTag() : "none";
+    String tags = python + "-" + abi + "-" + String.join(".", platform.tags());
+    String distribution = DistributionName.fileComponent(request.name());
+    String distInfo = distribution + "-" + request.version() + ".dist-info";
+    List<WheelEntry> entries = new ArrayList<>();
+    entries.add(WheelEntry.file(placed, inWheel, true));
+    addTree(entries, request.pythonSources(), "");
+    if (request.headers() != null) {
+      addTree(entries, request.headers(), request.importPackage() + "/include/");
+    }
+    entries.add(WheelEntry.text(distInfo + "/METADATA", WheelMetadata.metadata(request, dependencies)));
+    entries.add(WheelEntry.text(distInfo + "/WHEEL", WheelMetadata.wheel(request.generator(), python, abi, platform.tags())));
+    Path wheel = request.outputDirectory().resolve(distribution + "-" + request.version() + "-" + tags + ".whl");
+    WheelWriter.Outcome outcome = WheelWriter.write(wheel, distInfo, entries, request.time());
+    return new Result(wheel, tags, platform, dependencies, outcome);
+  }
+
+  /**
+   * The library as it goes into the wheel: unchanged when its RPATH already is what the wheel needs,
+   * else a copy in the work folder whose DT_RPATH keeps the {@code $ORIGIN}-relative entries, drops
+   * the build machine's folders, and adds one entry per wheel dependency, from the library's place
+   * in the wheel to that wheel's folder (as PyTorch's own libraries reach NVIDIA's wheels).
+   */
+  private Path withWheelRpath(Path library, ElfObject elf, String placed, List<WheelDependency> dependencies,
+      WheelRequest request) throws IOException, ToolchainException {
+    List<String> current = new ArrayList<>();
+    elf.dynamicEntries().stream()
+        .filter(e -> e.tag() == ElfObject.DT_RPATH || e.tag() == ElfObject.DT_RUNPATH)
+        .forEach(e -> current.addAll(List.of(e.value().split(":"))));
+    Set<String> rpath = new LinkedHashSet<>();
+    current.stream().filter(d -> d.startsWith("$ORIGIN") || d.startsWith("${ORIGIN}")).forEach(rpath::add);
+    String up = "$ORIGIN" + "/..".repeat(placed.split("/").length - 1);
+    dependencies.forEach(d -> rpath.add(up + "/" + d.folder()));
+    if (request.cudaStub()) {
+      CUDA_RUNTIME_FOLDERS.forEach(f -> rpath.add(up + "/" + f));
+    }
+    if (List.copyOf(rpath).equals(current)) {
+      return library;
+    }
+    Files.createDirectories(request.workDirectory());
+    Path copy = request.workDirectory().resolve(library.getFileName());
+    Files.copy(library, copy, StandardCopyOption.REPLACE_EXISTING);
+    List<String> argv = rpath.isEmpty() ? List.of("patchelf", "--remove-rpath", copy.toString())
+        : List.of("patchelf", "--force-rpath", "--set-rpath", String.join(":", rpath), copy.toString());
+    ProcessResult result;
+    try {
+      result = runner.run(argv, null);
+    } catch (IOException e) {
+      throw new ToolchainException("The wheel's copy of " + library.getFileName() + " needs its RPATH set to "
+          + rpath + " (relative to $ORIGIN instead of this machine's folders), and patchelf cannot be run ("
+          + e.getMessage() + "): apt-get install patchelf.");
+    }
+    if (!result.succeeded()) {
+      throw new ToolchainException(String.join(" ", argv) + " failed:\n" + result.output());
+    }
+    return copy;
+  }
+
+  /** Every regular file under {@code root}, sorted, at {@code prefix} + its relative path; nothing when absent. */
+  private static void addTree(List<WheelEntry> entries, Path root, String prefix) throws IOException {
+    if (root == null || !Files.isDirectory(root)) {
+      return;
+    }
+    Map<String, Path> files = new TreeMap<>();
+    try (Stream<Path> walk = Files.walk(root)) {
+      walk.filter(Files::isRegularFile)
+          .filter(p -> !p.toString().contains("/__pycache__/") && !p.getFileName().toString().endsWith(".pyc"))
+          .forEach(p -> files.put(prefix + root.relativize(p).toString().replace('\\', '/'), p));
+    }
+    files.forEach((name, path) -> entries.add(WheelEntry.file(name, path, Files.isExecutable(path))));
+  }
+
+  private static ElfObject parse(Path library) throws IOException, BuildFailureException {
+    try (FileChannel channel = FileChannel.open(library)) {
+      MappedByteBuffer data = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size());
+      return ElfObject.parse(data);
+    } catch (ElfFormatException e) {
+      throw new BuildFailureException(library + " is no ELF shared library the wheel can hold: " + e.getMessage());
+    }
+  }
+}

@@ -156,6 +156,38 @@ def mavenInCopy = { File basedir, File dir, localRepository, List<String> goals 
   out
 }
 
+// A stand-in for one of NVIDIA's wheels: a small C library with the real SONAME, at the real folder
+// inside the wheel, with a .dist-info that names the distribution, packed by Debian's wheel tool
+// into wheelDir. Returns the wheel.
+def standInWheel = { File work, File wheelDir, String distribution, String version, String folder, String soname,
+    String cSource ->
+  def name = distribution.replace('-', '_')
+  def root = new File(work, "${name}-${version}")
+  def lib = new File(root, folder)
+  lib.mkdirs()
+  def src = new File(work, "${name}.c")
+  src.text = cSource
+  sh(['cc', '-shared', '-fPIC', '-o', new File(lib, soname).path, "-Wl,-soname,${soname}".toString(), src.path], work)
+  def distInfo = new File(root, "${name}-${version}.dist-info")
+  distInfo.mkdirs()
+  new File(distInfo, 'METADATA').text = "Metadata-Version: 2.1\nName: ${distribution}\nVersion: ${version}\n"
+  new File(distInfo, 'WHEEL').text = 'Wheel-Version: 1.0\nGenerator: it\nRoot-Is-Purelib: false\nTag: py3-none-manylinux_2_17_x86_64\n'
+  wheelDir.mkdirs()
+  sh(['/usr/bin/python3', '-m', 'wheel', 'pack', '-d', wheelDir.path, root.path], work)
+  wheelDir.listFiles().find { it.name.startsWith("${name}-${version}-") }
+}
+
+// A fresh virtualenv with the given wheels installed offline; returns its site-packages folder.
+def venvWith = { File venv, List<File> wheels, List<File> findLinks = [] ->
+  sh(['/usr/bin/python3', '-m', 'venv', venv.path], venv.parentFile)
+  if (wheels) {
+    sh([new File(venv, 'bin/pip').path, 'install', '--no-index', '--disable-pip-version-check'] +
+        findLinks.collectMany { ['--find-links', it.path] } + wheels*.path, venv.parentFile)
+  }
+  new File(venv, 'lib').listFiles().find { it.name.startsWith('python3') }.toPath().resolve('site-packages').toFile()
+}
+
 [invocations: invocations, compileCounts: compileCounts, progress: progress, sh: sh, runC: runC,
  nvccInstalled: nvccInstalled, runsWhen: runsWhen, requireTool: requireTool, requireNvcc: requireNvcc,
- startNginx: startNginx, stopNginx: stopNginx, requirePython: requirePython, mavenInCopy: mavenInCopy]
+ startNginx: startNginx, stopNginx: stopNginx, requirePython: requirePython, mavenInCopy: mavenInCopy,
+ standInWheel: standInWheel, venvWith: venvWith]

@@ -3,9 +3,9 @@ def target = new File(basedir, 'target')
 def findLinks = new File(target, 'stand-in-wheels')
 def runs = check.invocations(basedir)
 
-[13: [runtime: 'nvidia-cuda-runtime>=13.0.96,<14', folder: 'nvidia/cu13/lib', soname: 'libcudart.so.13', answer: '13007'],
+[13: [runtime: 'nvidia-cuda-runtime>=13.0.96,<14', folder: 'nvidia/cu13/lib', soname: 'libcudart.so.13', answer: '13103'],
  12: [runtime: 'nvidia-cuda-runtime-cu12>=12.9.79,<13', folder: 'nvidia/cuda_runtime/lib', soname: 'libcudart.so.12',
-      answer: '12097']].each { cuda, expected ->
+      answer: '12086']].each { cuda, expected ->
   def build = new File(target, "build-${cuda}")
   def wheels = build.listFiles().findAll { it.name.endsWith('.whl') }
   assert wheels.size() == 1: wheels

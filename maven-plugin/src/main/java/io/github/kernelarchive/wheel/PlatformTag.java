@@ -22,10 +22,15 @@ public final class PlatformTag {
   /** An ELF file of the wheel: its path inside the wheel and what it needs. */
   public record ElfFile(String path, ElfObject elf) {}
 
-  /** A required version and the imports that require it: {@code GLIBC_2.34: dlopen, pthread_create (mha/libmha.so)}. */
-  public record Requirement(String family, String version, List<String> symbols) {
+  /**
+   * A required version and the imports that require it, per file of the wheel:
+   * {@code GLIBC_2.34: dlopen, pthread_create (mha/libmha.so)}.
+   */
+  public record Requirement(String family, String version, Map<String, List<String>> symbolsByFile) {
     public String describe() {
-      return family + "_" + version + ": " + String.join(", ", symbols);
+      List<String> parts = new ArrayList<>();
+      symbolsByFile.forEach((file, symbols) -> parts.add(String.join(", ", symbols) + " (" + file + ")"));
+      return family + "_" + version + ": " + String.join("; ", parts);
     }
   }
 
@@ -58,7 +63,7 @@ public final class PlatformTag {
         }
       }
     }
-    Map<String, Map<String, List<String>>> required = requiredVersions(files, provided);
+    Map<String, Map<String, Map<String, List<String>>>> required = requiredVersions(files, provided);
     for (ManylinuxPolicy policy : ManylinuxPolicy.all()) {
       if (policy.libraries().containsAll(systemLibraries) && offending(policy, architecture, required).isEmpty()) {
         if (maxPolicy != null && policy.priority() < maxPolicy.priority()) {
@@ -75,9 +80,10 @@ public final class PlatformTag {
         + String.join("; ", offending(newest, architecture, required)) + ".");
   }
 
-  /** Family, version, then the imports that require it (with the file), for versions of system libraries. */
-  private static Map<String, Map<String, List<String>>> requiredVersions(List<ElfFile> files, Set<String> provided) {
-    Map<String, Map<String, List<String>>> required = new TreeMap<>();
+  /** Family, version, file, then the imports that require it, for versions of system libraries. */
+  private static Map<String, Map<String, Map<String, List<String>>>> requiredVersions(List<ElfFile> files,
+      Set<String> provided) {
+    Map<String, Map<String, Map<String, List<String>>>> required = new TreeMap<>();
     for (ElfFile file : files) {
       for (VersionNeed need : file.elf().versionNeeds()) {
         if (provided.contains(need.library()) || !ManylinuxPolicy.isSystemLibrary(need.library())) {
@@ -87,10 +93,8 @@ public final class PlatformTag {
         String family = split < 0 ? need.version() : need.version().substring(0, split);
         String version = split < 0 ? "" : need.version().substring(split + 1);
         List<String> symbols = required.computeIfAbsent(family, f -> new TreeMap<>())
-            .computeIfAbsent(version, v -> new ArrayList<>());
-        for (String symbol : need.symbols()) {
-          symbols.add(symbol + " (" + file.path() + ")");
-        }
+            .computeIfAbsent(version, v -> new TreeMap<>()).computeIfAbsent(file.path(), f -> new ArrayList<>());
+        need.symbols().stream().sorted().forEach(symbols::add);
       }
     }
     return required;
@@ -98,7 +102,7 @@ public final class PlatformTag {
 
   /** The required versions a policy does not allow, described with the imports that require them. */
   private static List<String> offending(ManylinuxPolicy policy, String architecture,
-      Map<String, Map<String, List<String>>> required) {
+      Map<String, Map<String, Map<String, List<String>>>> required) {
     List<String> offending = new ArrayList<>();
     Map<String, Set<String>> allowed = policy.versionsFor(architecture);
     required.forEach((family, versions) -> {
@@ -115,7 +119,7 @@ public final class PlatformTag {
     return offending;
   }
 
-  private static Map<String, Requirement> highest(Map<String, Map<String, List<String>>> required) {
+  private static Map<String, Requirement> highest(Map<String, Map<String, Map<String, List<String>>>> required) {
     Map<String, Requirement> highest = new LinkedHashMap<>();
     required.forEach((family, versions) -> versions.entrySet().stream()
         .max(Map.Entry.comparingByKey(VERSION_ORDER))

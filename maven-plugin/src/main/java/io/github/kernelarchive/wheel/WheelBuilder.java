@@ -28,9 +28,6 @@ import java.util.stream.Stream;
  * the build machine's folders), computes the manylinux tag from the content, and writes the wheel.
  */
 public final class WheelBuilder {
-  /** The folders of the CUDA runtime wheels, for a library that loads the runtime through a stub. */
-  static final List<String> CUDA_RUNTIME_FOLDERS = List.of("nvidia/cu13/lib", "nvidia/cuda_runtime/lib");
-
   /**
    * @param wheel the wheel in {@code target}
    * @param tags {@code py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64}
@@ -80,7 +77,12 @@ public final class WheelBuilder {
     if (request.headers() != null) {
       addTree(entries, request.headers(), request.importPackage() + "/include/");
     }
-    entries.add(WheelEntry.text(distInfo + "/METADATA", WheelMetadata.metadata(request, dependencies)));
+    Map<String, List<String>> extras = new TreeMap<>(request.metadata().extras());
+    if (request.cudaStub()) {
+      // One wheel for CUDA 12 and 13: no runtime requirement, an extra that pulls either.
+      WheelDependencies.CUDA_RUNTIMES.forEach(r -> extras.putIfAbsent(r.extra(), List.of(r.requirement())));
+    }
+    entries.add(WheelEntry.text(distInfo + "/METADATA", WheelMetadata.metadata(request, dependencies, extras)));
     entries.add(WheelEntry.text(distInfo + "/WHEEL", WheelMetadata.wheel(request.generator(), python, abi, platform.tags())));
     Path wheel = request.outputDirectory().resolve(distribution + "-" + request.version() + "-" + tags + ".whl");
     WheelWriter.Outcome outcome = WheelWriter.write(wheel, distInfo, entries, request.time());
@@ -104,7 +106,7 @@ public final class WheelBuilder {
     String up = "$ORIGIN" + "/..".repeat(placed.split("/").length - 1);
     dependencies.forEach(d -> rpath.add(up + "/" + d.folder()));
     if (request.cudaStub()) {
-      CUDA_RUNTIME_FOLDERS.forEach(f -> rpath.add(up + "/" + f));
+      WheelDependencies.CUDA_RUNTIMES.forEach(r -> rpath.add(up + "/" + r.folder()));
     }
     if (List.copyOf(rpath).equals(current)) {
       return library;

@@ -28,10 +28,20 @@ public final class WheelDependencies {
   /** NVIDIA's wheel layouts for libraries installed from a toolkit or a distro package. */
   private record KnownLayout(Pattern soname, String distribution, String folder) {}
 
+  /**
+   * A CUDA runtime wheel: for a library that loads the runtime through a stub, an optional extra
+   * ({@code pip install mha[cu13]}) and a folder its RPATH names, so whichever is installed loads.
+   */
+  public record CudaRuntimeWheel(String extra, String requirement, String folder) {}
+
+  /** CUDA 13's wheels put every library in nvidia/cu13/lib, without a -cu13 suffix on the name; CUDA 12's are apart. */
+  public static final List<CudaRuntimeWheel> CUDA_RUNTIMES = List.of(
+      new CudaRuntimeWheel("cu13", "nvidia-cuda-runtime>=13,<14", "nvidia/cu13/lib"),
+      new CudaRuntimeWheel("cu12", "nvidia-cuda-runtime-cu12>=12,<13", "nvidia/cuda_runtime/lib"));
+
   private static final List<KnownLayout> KNOWN = List.of(
-      // CUDA 13's wheels put every library in nvidia/cu13/lib, without a -cu13 suffix on the name.
-      new KnownLayout(Pattern.compile("libcudart\\.so\\.(13)"), "nvidia-cuda-runtime", "nvidia/cu13/lib"),
-      new KnownLayout(Pattern.compile("libcudart\\.so\\.(12)"), "nvidia-cuda-runtime-cu12", "nvidia/cuda_runtime/lib"),
+      new KnownLayout(Pattern.compile("libcudart\\.so\\.(13)"), "nvidia-cuda-runtime", CUDA_RUNTIMES.get(0).folder()),
+      new KnownLayout(Pattern.compile("libcudart\\.so\\.(12)"), "nvidia-cuda-runtime-cu12", CUDA_RUNTIMES.get(1).folder()),
       // NVSHMEM's wheel carries the CUDA major in its name; the RPM's folder (/usr/lib64/nvshmem/<major>) gives it.
       new KnownLayout(Pattern.compile("libnvshmem_host\\.so\\.(\\d+)"), "nvidia-nvshmem-cu{cuda}", "nvidia/nvshmem/lib"));
   private static final Pattern CUDA_MAJOR_FOLDER = Pattern.compile(".*/(\\d+)/?");

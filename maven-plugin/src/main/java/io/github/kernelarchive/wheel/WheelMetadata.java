@@ -8,7 +8,7 @@ import java.util.TreeMap;
 final class WheelMetadata {
   private WheelMetadata() {}
 
-  static String metadata(WheelRequest request, List<WheelDependency> dependencies) {
+  static String metadata(WheelRequest request, List<WheelDependency> dependencies, Map<String, List<String>> extras) {
     WheelRequest.Metadata m = request.metadata();
     StringBuilder text = new StringBuilder();
     text.append("Metadata-Version: 2.1\n");
@@ -20,7 +20,7 @@ final class WheelMetadata {
     field(text, "Requires-Python", m.requiresPython());
     m.requires().forEach(r -> field(text, "Requires-Dist", r));
     dependencies.forEach(d -> field(text, "Requires-Dist", d.requiresDist()));
-    new TreeMap<>(m.extras()).forEach((extra, requirements) -> {
+    new TreeMap<>(extras).forEach((extra, requirements) -> {
       field(text, "Provides-Extra", extra);
       requirements.forEach(r -> field(text, "Requires-Dist", r + "; extra == \"" + extra + "\""));
     });

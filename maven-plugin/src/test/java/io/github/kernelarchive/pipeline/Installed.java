@@ -26,7 +26,7 @@ public final class Installed {
       Map.entry("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"), Map.entry("hipcc", "hipcc"),
       Map.entry("ar", "binutils"), Map.entry("c++filt", "binutils"), Map.entry("ip", "iproute2"),
       Map.entry("srun", "slurm-client"), Map.entry("slurmctld", "slurmctld"), Map.entry("slurmd", "slurmd"),
-      Map.entry("munged", "munge"));
+      Map.entry("munged", "munge"), Map.entry("patchelf", "patchelf"));
   /** nvcc has no package in Debian's main archive. */
   static final String CUDA_TOOLKIT = "the CUDA toolkit: NVIDIA's installer, or Debian's nvidia-cuda-toolkit"
       + " from non-free";

@@ -1,0 +1,91 @@
+package io.github.kernelarchive.wheel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.kernelarchive.common.BuildFailureException;
+import io.github.kernelarchive.elf.ElfObject;
+import io.github.kernelarchive.pipeline.Commands;
+import io.github.kernelarchive.pipeline.Installed;
+import io.github.kernelarchive.scan.Language;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The tag from real libraries' version needs, against auditwheel's policy table. */
+class PlatformTagTest {
+  private static final String ARCH = "x86_64";
+  private static final String MATH = "#include <math.h>\ndouble k_exp(double x) { return exp(x) + log(x); }\n";
+
+  @TempDir Path dir;
+
+  @BeforeEach
+  void compiler() throws Exception {
+    Installed.assumeCompiler(Language.C);
+    org.junit.jupiter.api.Assumptions.assumeTrue(System.getProperty("os.arch").equals("amd64"), "x86_64 policy figures");
+  }
+
+  @Test
+  void theVersionNeedsOfAnElfFileAreReadAsReadelfListsThem() throws Exception {
+    Path library = NativeLibraries.build(dir, "libk.so", MATH, "-lm");
+    List<ElfObject.VersionNeed> needs = NativeLibraries.parse(library).versionNeeds();
+    String readelf = Commands.run(List.of("readelf", "-V", library.toString()), dir);
+    for (ElfObject.VersionNeed need : needs) {
+      assertTrue(readelf.contains("Name: " + need.version()), need + "\n" + readelf);
+    }
+    ElfObject.VersionNeed glibc229 = needs.stream().filter(n -> n.version().equals("GLIBC_2.29")).findFirst().orElseThrow();
+    assertEquals("libm.so.6", glibc229.library());
+    assertEquals(Set.of("exp", "log"), Set.copyOf(glibc229.symbols()));
+  }
+
+  @Test
+  void theOldestPolicyThatAllowsEveryNeedIsChosenAndTheSymbolsThatSetItAreNamed() throws Exception {
+    Path library = NativeLibraries.build(dir, "libk.so", MATH, "-lm");
+    PlatformTag.Result result = PlatformTag.compute(List.of(new PlatformTag.ElfFile("k/libk.so",
+        NativeLibraries.parse(library))), Set.of(), ARCH, null);
+    // exp@GLIBC_2.29: the policies go 2_28, then 2_31.
+    assertEquals("manylinux_2_31", result.policy().name());
+    assertEquals(List.of("manylinux_2_31_x86_64"), result.tags());
+    assertEquals("GLIBC_2.29: exp, log (k/libk.so)", result.highest().get("GLIBC").describe());
+
+    Path plain = NativeLibraries.build(dir.resolve("plain"), "libp.so", "int p(int x) { return x + 1; }\n");
+    PlatformTag.Result old = PlatformTag.compute(List.of(new PlatformTag.ElfFile("p/libp.so",
+        NativeLibraries.parse(plain))), Set.of(), ARCH, null);
+    assertEquals(List.of("manylinux_2_5_x86_64", "manylinux1_x86_64"), old.tags());
+  }
+
+  @Test
+  void contentAboveMaxManylinuxFailsNamingTheSymbols() throws Exception {
+    Path library = NativeLibraries.build(dir, "libk.so", MATH, "-lm");
+    BuildFailureException e = assertThrows(BuildFailureException.class, () -> PlatformTag.compute(
+        List.of(new PlatformTag.ElfFile("k/libk.so", NativeLibraries.parse(library))), Set.of(), ARCH,
+        ManylinuxPolicy.named("manylinux_2_28").orElseThrow()));
+    assertTrue(e.getMessage().contains("needs manylinux_2_31, newer than <maxManylinux> manylinux_2_28 allows:"
+        + " GLIBC_2.29: exp, log (k/libk.so)"), e.getMessage());
+  }
+
+  @Test
+  void aNeededLibraryOutsideThePolicyFailsNamingItAndTheFileUnlessAWheelProvidesIt() throws Exception {
+    Path runtime = NativeLibraries.build(dir.resolve("rt"), "libkrt.so.2", "int krt(void) { return 2; }\n");
+    Path library = NativeLibraries.build(dir, "libk.so", "int krt(void);\nint k(void) { return krt(); }\n",
+        "-L" + runtime.getParent(), "-l:libkrt.so.2");
+    List<PlatformTag.ElfFile> files = List.of(new PlatformTag.ElfFile("k/libk.so", NativeLibraries.parse(library)));
+    BuildFailureException e = assertThrows(BuildFailureException.class,
+        () -> PlatformTag.compute(files, Set.of(), ARCH, null));
+    assertTrue(e.getMessage().startsWith("k/libk.so in the wheel needs libkrt.so.2, which no manylinux policy"),
+        e.getMessage());
+    assertTrue(e.getMessage().contains("<wheel><dependencies><dependency><library>libkrt.so.2</library>"), e.getMessage());
+    assertEquals("manylinux_2_5", PlatformTag.compute(files, Set.of("libkrt.so.2"), ARCH, null).policy().name());
+  }
+
+  @Test
+  void versionsCompareNumberByNumber() {
+    assertTrue(PlatformTag.VERSION_ORDER.compare("2.9", "2.17") < 0);
+    assertTrue(PlatformTag.VERSION_ORDER.compare("3.4.29", "3.4.3") > 0);
+    assertTrue(PlatformTag.VERSION_ORDER.compare("2.2.5", "2.2") > 0);
+  }
+}

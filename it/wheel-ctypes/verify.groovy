@@ -31,6 +31,11 @@ def modes = check.sh(['/usr/bin/python3', '-c', 'import sys, zipfile\nfor i in z
 assert modes.contains('answer/libanswer.so 0o100755 (2000, 1, 1, 0, 0, 0)\n'): modes
 assert modes.contains('answer/__init__.py 0o100644 (2000, 1, 1, 0, 0, 0)\n'): modes
 
+// The python-test goal ran src/test/python against the wheel installed in a venv, reported like Surefire.
+assert log =~ /\[INFO\] \[1\/1\] PASSED test_answer/
+def report = new File(target, 'surefire-reports/TEST-python.xml').text
+assert report.contains('tests="1"') && report.contains('failures="0"') && report.contains('name="test_answer"'): report
+
 // Debian's wheel tool verifies every RECORD hash (pip 23 does not).
 check.sh(['/usr/bin/python3', '-m', 'wheel', 'unpack', '-d', new File(target, 'unpacked').path, wheel.path], basedir)
 
@@ -42,7 +47,7 @@ def out = check.sh([new File(venv, 'bin/python').path, '-c', 'import answer; pri
 assert out.trim() == '42': out
 
 // A second checkout, at another path, gives the same bytes.
-def second = check.mavenInCopy(basedir, new File(target, 'second-checkout'), localRepositoryPath, ['package'])
+def second = check.mavenInCopy(basedir, new File(target, 'second-checkout'), localRepositoryPath, ['package', '-DskipTests'])
 assert second.contains('BUILD SUCCESS'): second
 def again = new File(target, 'second-checkout/target/' + wheel.name)
 assert again.isFile(): second

@@ -34,6 +34,11 @@ public class WheelConfig {
   List<ExtraConfig> extras = new ArrayList<>();
   /** Libraries other wheels provide: what the plugin cannot work out, or wants differently. */
   List<WheelDependencyConfig> dependencies = new ArrayList<>();
+  /**
+   * Needed libraries copied into the wheel ({@code <package>.libs/}, renamed with their content
+   * hash), as {@code auditwheel repair} does: SONAMEs such as {@code libfoo.so.1}.
+   */
+  List<String> vendored = new ArrayList<>();
   /** Folders of wheels the Python tests' {@code pip install} may take dependencies from ({@code --find-links}). */
   List<File> findLinks = new ArrayList<>();
 

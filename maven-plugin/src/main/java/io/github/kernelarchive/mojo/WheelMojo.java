@@ -81,6 +81,7 @@ public class WheelMojo extends KernelMojo {
       getLog().info("  requires " + d.requiresDist() + " for " + d.library() + " (RPATH into " + d.folder() + "; "
           + d.foundBy() + ")");
     }
+    result.vendored().forEach(v -> getLog().info("  vendored " + v));
     projectHelper.attachArtifact(project, "whl", result.tags(), result.wheel().toFile());
   }
 
@@ -111,7 +112,7 @@ public class WheelMojo extends KernelMojo {
     return new WheelRequest(kernelOutput.resolve("lib" + library + ".so"), Path.of(project.getBuild().getDirectory()),
         kernelOutput.resolve("wheel"), wheel.name != null ? wheel.name : project.getArtifactId(), version,
         importPackage, PythonModule.extension(wheel, python), pythonSources, wheel.headers ? headers.toPath() : null,
-        metadata, dependencies, "stub".equals(cudaRuntime(kernelOutput)), wheel.maxManylinux,
+        metadata, dependencies, wheel.vendored, "stub".equals(cudaRuntime(kernelOutput)), wheel.maxManylinux,
         platform().substring(platform().indexOf('-') + 1), OutputTimestamp.of(outputTimestamp, System.getenv("SOURCE_DATE_EPOCH")),
         plugin.getArtifactId() + " " + plugin.getVersion());
   }

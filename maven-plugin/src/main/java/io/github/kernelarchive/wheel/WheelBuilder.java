@@ -6,6 +6,7 @@ import io.github.kernelarchive.elf.ElfFormatException;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.toolchain.ProcessResult;
 import io.github.kernelarchive.toolchain.ProcessRunner;
+import io.github.kernelarchive.util.Hashing;
 import io.github.kernelarchive.wheelfile.WheelEntry;
 import io.github.kernelarchive.wheelfile.WheelWriter;
 import java.io.IOException;
@@ -25,15 +26,20 @@ import java.util.stream.Stream;
 /**
  * The wheel stage: puts the linked library into its import package, matches what it needs to
  * other wheels (their {@code Requires-Dist}, and an RPATH relative to {@code $ORIGIN} in place of
- * the build machine's folders), computes the manylinux tag from the content, and writes the wheel.
+ * the build machine's folders) or copies it in (vendoring), computes the manylinux tag from the
+ * content, and writes the wheel.
  */
 public final class WheelBuilder {
   /**
    * @param wheel the wheel in {@code target}
    * @param tags {@code py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64}
+   * @param vendored the wheel paths of the libraries copied in
    */
   public record Result(Path wheel, String tags, PlatformTag.Result platform, List<WheelDependency> dependencies,
-      WheelWriter.Outcome outcome) {}
+      List<String> vendored, WheelWriter.Outcome outcome) {}
+
+  /** A needed library copied into {@code <top>.libs/} under a name that carries its content hash. */
+  private record Vendored(String soname, String renamed, Path copy) {}
 
   private final ProcessRunner runner;
 
@@ -48,23 +54,30 @@ public final class WheelBuilder {
           + " Run the build goal first (phase compile), e.g. mvn package.");
     }
     ElfObject elf = parse(library);
-    List<WheelDependency> dependencies = WheelDependencies.resolve(library, elf, request.dependencies(), List.of());
+    NeededLibraries linked = NeededLibraries.of(library, elf);
+    String top = request.importPackage().split("/")[0];
+    List<Vendored> vendored = vendor(linked, request, top + ".libs");
+    List<WheelDependency> dependencies = WheelDependencies.resolve(library, elf, request.dependencies(),
+        request.vendored());
+    for (WheelDependency d : dependencies) {
+      if (request.vendored().contains(d.library())) {
+        throw new BuildFailureException(d.library() + " is both vendored (<wheel><vendored>) and a wheel dependency"
+            + " (<wheel><dependencies>): choose one.");
+      }
+    }
     String placed = request.importPackage() + "/" + (request.extension() != null
         ? request.extension().module() + request.extension().suffix() : library.getFileName().toString());
-    Path inWheel = withWheelRpath(library, elf, placed, dependencies, request);
-    ElfObject content = inWheel.equals(library) ? elf : parse(inWheel);
+    Path inWheel = wheelCopy(library, elf, placed, dependencies, vendored, top + ".libs", request);
 
+    List<PlatformTag.ElfFile> files = new ArrayList<>();
+    files.add(new PlatformTag.ElfFile(placed, inWheel.equals(library) ? elf : parse(inWheel)));
     Set<String> provided = new LinkedHashSet<>();
     dependencies.forEach(d -> provided.add(d.library()));
-    ManylinuxPolicy max = null;
-    if (request.maxManylinux() != null) {
-      String name = request.maxManylinux().startsWith("manylinux") ? request.maxManylinux()
-          : "manylinux_" + request.maxManylinux();
-      max = ManylinuxPolicy.named(name).orElseThrow(() -> new BuildFailureException("<wheel><maxManylinux> is '"
-          + request.maxManylinux() + "', which names no manylinux policy: use e.g. 2_17, 2_28 or 2_34."));
+    for (Vendored v : vendored) {
+      files.add(new PlatformTag.ElfFile(top + ".libs/" + v.renamed(), parse(v.copy())));
+      provided.add(v.renamed());
     }
-    PlatformTag.Result platform = PlatformTag.compute(List.of(new PlatformTag.ElfFile(placed, content)), provided,
-        request.architecture(), max);
+    PlatformTag.Result platform = PlatformTag.compute(files, provided, request.architecture(), maxPolicy(request));
 
     String python = request.extension() != null ? request.extension().pythonTag() : "py3";
     String abi = request.extension() != null ? request.extension().abiTag() : "none";
@@ -73,6 +86,7 @@ public final class WheelBuilder {
     String distInfo = distribution + "-" + request.version() + ".dist-info";
     List<WheelEntry> entries = new ArrayList<>();
     entries.add(WheelEntry.file(placed, inWheel, true));
+    vendored.forEach(v -> entries.add(WheelEntry.file(top + ".libs/" + v.renamed(), v.copy(), true)));
     addTree(entries, request.pythonSources(), "");
     if (request.headers() != null) {
       addTree(entries, request.headers(), request.importPackage() + "/include/");
@@ -86,17 +100,58 @@ public final class WheelBuilder {
     entries.add(WheelEntry.text(distInfo + "/WHEEL", WheelMetadata.wheel(request.generator(), python, abi, platform.tags())));
     Path wheel = request.outputDirectory().resolve(distribution + "-" + request.version() + "-" + tags + ".whl");
     WheelWriter.Outcome outcome = WheelWriter.write(wheel, distInfo, entries, request.time());
-    return new Result(wheel, tags, platform, dependencies, outcome);
+    return new Result(wheel, tags, platform, dependencies,
+        vendored.stream().map(v -> top + ".libs/" + v.renamed()).toList(), outcome);
+  }
+
+  private static ManylinuxPolicy maxPolicy(WheelRequest request) throws BuildFailureException {
+    if (request.maxManylinux() == null) {
+      return null;
+    }
+    String name = request.maxManylinux().startsWith("manylinux") ? request.maxManylinux()
+        : "manylinux_" + request.maxManylinux();
+    return ManylinuxPolicy.named(name).orElseThrow(() -> new BuildFailureException("<wheel><maxManylinux> is '"
+        + request.maxManylinux() + "', which names no manylinux policy: use e.g. 2_17, 2_28 or 2_34."));
   }
 
   /**
-   * The library as it goes into the wheel: unchanged when its RPATH already is what the wheel needs,
-   * else a copy in the work folder whose DT_RPATH keeps the {@code $ORIGIN}-relative entries, drops
-   * the build machine's folders, and adds one entry per wheel dependency, from the library's place
-   * in the wheel to that wheel's folder (as PyTorch's own libraries reach NVIDIA's wheels).
+   * Copies each vendored library into the work folder as {@code lib<name>-<8 hex of its SHA-256>.so.N}
+   * (so two wheels that vendor different builds of one library never share a loaded copy), with
+   * that name as its SONAME and an RPATH of {@code $ORIGIN} (its own vendored neighbours).
    */
-  private Path withWheelRpath(Path library, ElfObject elf, String placed, List<WheelDependency> dependencies,
-      WheelRequest request) throws IOException, ToolchainException {
+  private List<Vendored> vendor(NeededLibraries linked, WheelRequest request, String folder)
+      throws BuildFailureException, ToolchainException, IOException {
+    List<Vendored> vendored = new ArrayList<>();
+    for (String soname : request.vendored()) {
+      if (!linked.needed().contains(soname)) {
+        throw new BuildFailureException("<wheel><vendored> names " + soname + ", but " + linked.library().getFileName()
+            + " does not need it (its NEEDED: " + linked.needed() + ").");
+      }
+      Path file = linked.locate(soname).orElseThrow(() -> new BuildFailureException("<wheel><vendored> names " + soname
+          + ", which is in none of " + linked.library().getFileName() + "'s RPATH folders " + linked.searchPath()
+          + ": the file to copy is unknown. Link it through a <dependency> (which records its folder), or give the"
+          + " folder in <linkFlags> as -Wl,-rpath,<folder>."));
+      String hash = Hashing.ofFile(file).substring(0, 8);
+      int so = soname.indexOf(".so");
+      String renamed = so < 0 ? soname + "-" + hash : soname.substring(0, so) + "-" + hash + soname.substring(so);
+      Path copy = Files.createDirectories(request.workDirectory().resolve(folder)).resolve(renamed);
+      Files.copy(file, copy, StandardCopyOption.REPLACE_EXISTING);
+      patchelf(List.of("--set-soname", renamed), copy, "vendor " + soname);
+      patchelf(List.of("--force-rpath", "--set-rpath", "$ORIGIN"), copy, "vendor " + soname);
+      vendored.add(new Vendored(soname, renamed, copy));
+    }
+    return vendored;
+  }
+
+  /**
+   * The library as it goes into the wheel: unchanged when nothing needs rewriting, else a copy in
+   * the work folder that needs the vendored copies by their new names, and whose DT_RPATH keeps
+   * the {@code $ORIGIN}-relative entries, drops the build machine's folders, and adds one entry per
+   * wheel dependency, from the library's place in the wheel to that wheel's folder (as PyTorch's
+   * own libraries reach NVIDIA's wheels), and one to the vendored libraries.
+   */
+  private Path wheelCopy(Path library, ElfObject elf, String placed, List<WheelDependency> dependencies,
+      List<Vendored> vendored, String vendorFolder, WheelRequest request) throws IOException, ToolchainException {
     List<String> current = new ArrayList<>();
     elf.dynamicEntries().stream()
         .filter(e -> e.tag() == ElfObject.DT_RPATH || e.tag() == ElfObject.DT_RUNPATH)
@@ -108,26 +163,42 @@ public final class WheelBuilder {
     if (request.cudaStub()) {
       WheelDependencies.CUDA_RUNTIMES.forEach(r -> rpath.add(up + "/" + r.folder()));
     }
-    if (List.copyOf(rpath).equals(current)) {
+    if (!vendored.isEmpty()) {
+      rpath.add(up + "/" + vendorFolder);
+    }
+    if (List.copyOf(rpath).equals(current) && vendored.isEmpty()) {
       return library;
     }
     Files.createDirectories(request.workDirectory());
     Path copy = request.workDirectory().resolve(library.getFileName());
     Files.copy(library, copy, StandardCopyOption.REPLACE_EXISTING);
-    List<String> argv = rpath.isEmpty() ? List.of("patchelf", "--remove-rpath", copy.toString())
-        : List.of("patchelf", "--force-rpath", "--set-rpath", String.join(":", rpath), copy.toString());
+    for (Vendored v : vendored) {
+      patchelf(List.of("--replace-needed", v.soname(), v.renamed()), copy, "need the vendored " + v.renamed());
+    }
+    patchelf(rpath.isEmpty() ? List.of("--remove-rpath") : List.of("--force-rpath", "--set-rpath", String.join(":", rpath)),
+        copy, "set its RPATH to " + rpath + " (relative to $ORIGIN instead of this machine's folders)");
+    return copy;
+  }
+
+  /**
+   * One patchelf edit. One at a time: patchelf 0.14 (Debian 12's) given --set-soname and
+   * --set-rpath together wrote the RPATH's string into both (measured).
+   */
+  private void patchelf(List<String> options, Path file, String why) throws ToolchainException {
+    List<String> argv = new ArrayList<>();
+    argv.add("patchelf");
+    argv.addAll(options);
+    argv.add(file.toString());
     ProcessResult result;
     try {
       result = runner.run(argv, null);
     } catch (IOException e) {
-      throw new ToolchainException("The wheel's copy of " + library.getFileName() + " needs its RPATH set to "
-          + rpath + " (relative to $ORIGIN instead of this machine's folders), and patchelf cannot be run ("
-          + e.getMessage() + "): apt-get install patchelf.");
+      throw new ToolchainException("The wheel's copy of " + file.getFileName() + " needs patchelf to " + why
+          + ", and patchelf cannot be run (" + e.getMessage() + "): apt-get install patchelf.");
     }
     if (!result.succeeded()) {
       throw new ToolchainException(String.join(" ", argv) + " failed:\n" + result.output());
     }
-    return copy;
   }
 
   /** Every regular file under {@code root}, sorted, at {@code prefix} + its relative path; nothing when absent. */

@@ -50,24 +50,12 @@ public final class WheelDependencies {
 
   /**
    * @param library the linked library (its RPATH's {@code $ORIGIN} is its folder)
-   * @param inWheel SONAMEs the wheel itself holds
+   * @param inWheel SONAMEs the wheel itself holds (vendored libraries)
    */
   public static List<WheelDependency> resolve(Path library, ElfObject elf, List<DeclaredDependency> declared,
       List<String> inWheel) throws BuildFailureException {
-    List<String> needed = new ArrayList<>();
-    List<Path> searchPath = new ArrayList<>();
-    for (ElfObject.DynamicEntry entry : elf.dynamicEntries()) {
-      if (entry.tag() == ElfObject.DT_NEEDED) {
-        needed.add(entry.value());
-      } else if (entry.tag() == ElfObject.DT_RPATH || entry.tag() == ElfObject.DT_RUNPATH) {
-        for (String dir : entry.value().split(":")) {
-          if (!dir.isEmpty()) {
-            searchPath.add(Path.of(dir.replace("$ORIGIN", library.toAbsolutePath().getParent().toString())
-                .replace("${ORIGIN}", library.toAbsolutePath().getParent().toString())));
-          }
-        }
-      }
-    }
+    NeededLibraries linked = NeededLibraries.of(library, elf);
+    List<String> needed = linked.needed();
     Map<String, DeclaredDependency> byLibrary = new LinkedHashMap<>();
     for (DeclaredDependency d : declared) {
       if (d.library() == null || d.library().isBlank()) {
@@ -87,7 +75,7 @@ public final class WheelDependencies {
       if (inWheel.contains(soname) || (declaration == null && ManylinuxPolicy.isSystemLibrary(soname))) {
         continue;
       }
-      Optional<Path> file = searchPath.stream().map(d -> d.resolve(soname)).filter(Files::isRegularFile).findFirst();
+      Optional<Path> file = linked.locate(soname);
       Optional<WheelDependency> found = file.flatMap(f -> installedWheel(soname, f));
       if (found.isEmpty()) {
         found = knownLayout(soname, file.orElse(null));

@@ -18,13 +18,14 @@ import java.util.Map;
  * @param headers public headers put into {@code <package>/include}, or null
  * @param cudaStub whether the CUDA runtime is reached through a stub: the RPATH then also names the
  *     folders of both CUDA runtime wheels, so whichever is installed loads
+ * @param vendored SONAMEs of needed libraries copied into the wheel ({@code <package>.libs/}) rather than required
  * @param maxManylinux the newest policy allowed, or null
  * @param architecture {@code x86_64}, {@code aarch64}
  * @param generator {@code kernel-archive-maven-plugin 0.1.0}
  */
 public record WheelRequest(Path library, Path outputDirectory, Path workDirectory, String name, String version,
     String importPackage, Extension extension, Path pythonSources, Path headers, Metadata metadata,
-    List<DeclaredDependency> dependencies, boolean cudaStub, String maxManylinux, String architecture, FileTime time,
+    List<DeclaredDependency> dependencies, List<String> vendored, boolean cudaStub, String maxManylinux, String architecture, FileTime time,
     String generator) {
 
   /**
@@ -53,5 +54,6 @@ public record WheelRequest(Path library, Path outputDirectory, Path workDirector
 
   public WheelRequest {
     dependencies = List.copyOf(dependencies);
+    vendored = List.copyOf(vendored);
   }
 }

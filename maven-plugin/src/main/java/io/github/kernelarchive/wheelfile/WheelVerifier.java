@@ -1,5 +1,6 @@
 package io.github.kernelarchive.wheelfile;
 
+import io.github.kernelarchive.util.Hashing;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -62,7 +63,7 @@ public final class WheelVerifier {
       if (entry.getKey().equals(recordName)) {
         continue;
       }
-      MessageDigest sha256 = WheelWriter.sha256();
+      MessageDigest sha256 = Hashing.sha256();
       String expected = "sha256=" + Base64.getUrlEncoder().withoutPadding().encodeToString(sha256.digest(entry.getValue()));
       if (!fields[1].equals(expected) || !fields[2].equals(Integer.toString(entry.getValue().length))) {
         throw new IOException(wheel + ": " + entry.getKey() + " does not match its RECORD line (" + fields[1] + ","

@@ -1,13 +1,13 @@
 package io.github.kernelarchive.wheelfile;
 
 import io.github.kernelarchive.util.AtomicFiles;
+import io.github.kernelarchive.util.Hashing;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -93,7 +93,7 @@ public final class WheelWriter {
     header.setUnixMode(entry.executable() ? 0100755 : 0100644);
     header.setMethod(ZipArchiveEntry.DEFLATED);
     zip.putArchiveEntry(header);
-    MessageDigest sha256 = sha256();
+    MessageDigest sha256 = Hashing.sha256();
     long size = 0;
     if (entry.bytes() != null) {
       sha256.update(entry.bytes());
@@ -123,13 +123,4 @@ public final class WheelWriter {
     millis -= millis % 2000; // DOS times count in two-second steps
     return millis - TimeZone.getDefault().getOffset(millis);
   }
-
-  static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every Java platform", e);
-    }
-  }
-
 }

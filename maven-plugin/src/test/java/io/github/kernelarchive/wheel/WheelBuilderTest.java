@@ -1,0 +1,63 @@
+package io.github.kernelarchive.wheel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.kernelarchive.elf.ElfObject;
+import io.github.kernelarchive.pipeline.Commands;
+import io.github.kernelarchive.pipeline.Installed;
+import io.github.kernelarchive.scan.Language;
+import io.github.kernelarchive.toolchain.ProcessRunner;
+import io.github.kernelarchive.wheelfile.WheelVerifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.List;
+import java.util.Map;
+import org.codehaus.plexus.util.FileUtils;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Vendoring as auditwheel repair does it, checked by loading the library from the unpacked wheel alone. */
+class WheelBuilderTest {
+  @TempDir Path dir;
+
+  @Test
+  void aVendoredLibraryTravelsInTheWheelUnderItsHashedNameAndIsFoundFromThere() throws Exception {
+    Installed.assumeCompiler(Language.C);
+    Installed.assumeOnPath("patchelf", "vendoring needed libraries into a wheel");
+    Path vendor = NativeLibraries.build(dir.resolve("opt/lib"), "libvendor.so.1", "int vendor(void) { return 5; }\n");
+    Path library = NativeLibraries.build(dir.resolve("target/kernel"), "libk.so",
+        "int vendor(void);\nint k(int x) { return vendor() + x; }\n",
+        "-L" + vendor.getParent(), "-l:libvendor.so.1", "-Wl,-rpath," + vendor.getParent());
+    WheelRequest request = new WheelRequest(library, dir.resolve("target"), dir.resolve("target/kernel/wheel"), "k",
+        "1.0", "k", null, dir.resolve("src/main/python"), null,
+        new WheelRequest.Metadata(null, null, List.of(), null, List.of(), Map.of()), List.of(),
+        List.of("libvendor.so.1"), false, null, "x86_64", FileTime.fromMillis(0), "test");
+
+    WheelBuilder.Result result = new WheelBuilder(new ProcessRunner(Map.of())).build(request);
+
+    String hash = io.github.kernelarchive.util.Hashing.ofFile(vendor).substring(0, 8);
+    assertEquals(List.of("k.libs/libvendor-" + hash + ".so.1"), result.vendored());
+    assertEquals(List.of(), result.dependencies(), "a vendored library is no wheel dependency");
+    Path site = dir.resolve("site");
+    for (Map.Entry<String, byte[]> entry : WheelVerifier.read(result.wheel()).entrySet()) {
+      Path file = site.resolve(entry.getKey());
+      Files.createDirectories(file.getParent());
+      Files.write(file, entry.getValue());
+    }
+    ElfObject installed = NativeLibraries.parse(site.resolve("k/libk.so"));
+    List<String> dynamic = installed.dynamicEntries().stream().map(e -> e.tag() + " " + e.value()).toList();
+    assertTrue(dynamic.contains(ElfObject.DT_NEEDED + " libvendor-" + hash + ".so.1"), dynamic.toString());
+    assertTrue(dynamic.contains(ElfObject.DT_RPATH + " $ORIGIN/../k.libs"), dynamic.toString());
+    assertFalse(dynamic.toString().contains(dir.toString()), "no folder of this machine: " + dynamic);
+    ElfObject copy = NativeLibraries.parse(site.resolve("k.libs/libvendor-" + hash + ".so.1"));
+    assertTrue(copy.dynamicEntries().contains(new ElfObject.DynamicEntry(ElfObject.DT_SONAME, "libvendor-" + hash + ".so.1")));
+
+    FileUtils.deleteDirectory(dir.resolve("opt").toFile());
+    assertEquals("7", Commands.callLibrary(site.resolve("k/libk.so"), "k", 2, dir));
+    // The build tree's library is untouched: it still reaches the original by its absolute RPATH.
+    assertTrue(NativeLibraries.parse(library).dynamicEntries().stream().anyMatch(e -> e.value().equals("libvendor.so.1")));
+  }
+}

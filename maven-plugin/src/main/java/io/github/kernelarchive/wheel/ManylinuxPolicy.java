@@ -35,6 +35,15 @@ public record ManylinuxPolicy(String name, int priority, List<String> aliases, S
     return ALL.stream().filter(p -> p.name.equals(name) || p.aliases.contains(name)).findFirst();
   }
 
+  /**
+   * The dynamic loader ({@code ld-linux-x86-64.so.2}, {@code ld64.so.2}): every glibc system has
+   * it, so needing it (as libstdc++'s {@code __tls_get_addr} does through mold) and its versions
+   * never restricts the tag, as in auditwheel.
+   */
+  public static boolean isDynamicLoader(String soname) {
+    return soname.startsWith("ld-linux") || soname.equals("ld64.so.2") || soname.equals("ld64.so.1");
+  }
+
   /** Whether a library of this name may be needed from the system under any policy. */
   public static boolean isSystemLibrary(String soname) {
     return ALL.stream().anyMatch(p -> p.libraries.contains(soname));

@@ -51,7 +51,8 @@ public final class PlatformTag {
     List<String> systemLibraries = new ArrayList<>();
     for (ElfFile file : files) {
       for (ElfObject.DynamicEntry entry : file.elf().dynamicEntries()) {
-        if (entry.tag() == ElfObject.DT_NEEDED && !provided.contains(entry.value())) {
+        if (entry.tag() == ElfObject.DT_NEEDED && !provided.contains(entry.value())
+            && !ManylinuxPolicy.isDynamicLoader(entry.value())) {
           if (!ManylinuxPolicy.isSystemLibrary(entry.value())) {
             throw new BuildFailureException(file.path() + " in the wheel needs " + entry.value() + ", which no manylinux"
                 + " policy lets a wheel take from the system, and no wheel dependency provides. Either declare the wheel"
@@ -87,6 +88,7 @@ public final class PlatformTag {
     for (ElfFile file : files) {
       for (VersionNeed need : file.elf().versionNeeds()) {
         if (provided.contains(need.library()) || !ManylinuxPolicy.isSystemLibrary(need.library())) {
+          // Versions of the loader, of other wheels' libraries and of the wheel's own do not set the tag.
           continue;
         }
         int split = need.version().indexOf('_');

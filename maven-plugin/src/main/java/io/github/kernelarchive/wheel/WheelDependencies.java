@@ -72,7 +72,8 @@ public final class WheelDependencies {
     List<WheelDependency> result = new ArrayList<>();
     for (String soname : needed) {
       DeclaredDependency declaration = byLibrary.get(soname);
-      if (inWheel.contains(soname) || (declaration == null && ManylinuxPolicy.isSystemLibrary(soname))) {
+      if (inWheel.contains(soname) || (declaration == null && (ManylinuxPolicy.isSystemLibrary(soname)
+          || ManylinuxPolicy.isDynamicLoader(soname)))) {
         continue;
       }
       Optional<Path> file = linked.locate(soname);

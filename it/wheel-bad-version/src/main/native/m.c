@@ -1,0 +1,1 @@
+int m_one(void) { return 1; }

@@ -132,12 +132,11 @@ def stopNginx = { File basedir ->
   }
 }
 
-// For the wheel ITs: Debian's Python with venv (and pip in it) and the wheel tool, which verifies RECORD.
-def requirePython = { String name ->
-  def python = new File('/usr/bin/python3')
-  def present = python.canExecute() &&
+// For the wheel ITs' selectors: whether Debian's Python has venv (and pip in it) and the wheel tool,
+// which verifies RECORD (python3-venv, python3-wheel).
+def pythonReady = {
+  new File('/usr/bin/python3').canExecute() &&
       new ProcessBuilder('/usr/bin/python3', '-c', 'import venv, ensurepip, wheel').start().waitFor() == 0
-  runsWhen(present, name, '/usr/bin/python3 lacks venv, ensurepip or wheel (apt-get install python3-venv python3-wheel)')
 }
 
 // Copies the project (pom.xml and src, not target) to dir, runs Maven there as Invoker ran it (same
@@ -189,5 +188,5 @@ def venvWith = { File venv, List<File> wheels, List<File> findLinks = [] ->
 
 [invocations: invocations, compileCounts: compileCounts, progress: progress, sh: sh, runC: runC,
  nvccInstalled: nvccInstalled, runsWhen: runsWhen, requireTool: requireTool, requireNvcc: requireNvcc,
- startNginx: startNginx, stopNginx: stopNginx, requirePython: requirePython, mavenInCopy: mavenInCopy,
+ startNginx: startNginx, stopNginx: stopNginx, pythonReady: pythonReady, mavenInCopy: mavenInCopy,
  standInWheel: standInWheel, venvWith: venvWith]

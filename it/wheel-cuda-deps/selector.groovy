@@ -1,2 +1,3 @@
 def check = evaluate(new File(itLib, 'checks.groovy'))
-check.requirePython('wheel-cuda-deps')
+return check.runsWhen(check.pythonReady(), 'wheel-cuda-deps',
+    '/usr/bin/python3 lacks venv, ensurepip or the wheel tool (apt-get install python3-venv python3-wheel)')

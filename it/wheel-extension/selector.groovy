@@ -1,4 +1,5 @@
 def check = evaluate(new File(itLib, 'checks.groovy'))
-check.requirePython('wheel-extension') &&
-    check.runsWhen(new File('/usr/include/python3.11/Python.h').isFile() || new File('/usr/bin/python3-config').exists(),
-        'wheel-extension', 'Python.h is not installed (apt-get install python3-dev)')
+return check.runsWhen(check.pythonReady(), 'wheel-extension',
+    '/usr/bin/python3 lacks venv, ensurepip or the wheel tool (apt-get install python3-venv python3-wheel)') &&
+    check.runsWhen(new File('/usr/bin/python3-config').exists(), 'wheel-extension',
+        "Debian's Python headers are not installed (apt-get install python3-dev)")

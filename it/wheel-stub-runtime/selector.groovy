@@ -1,2 +1,3 @@
 def check = evaluate(new File(itLib, 'checks.groovy'))
-check.requirePython('wheel-stub-runtime') && check.requireNvcc('wheel-stub-runtime')
+return check.requireNvcc('wheel-stub-runtime') && check.runsWhen(check.pythonReady(), 'wheel-stub-runtime',
+    '/usr/bin/python3 lacks venv, ensurepip or the wheel tool (apt-get install python3-venv python3-wheel)')

@@ -223,7 +223,10 @@ public final class CompileStage {
       throws BuildFailureException, ToolchainException {
     List<String> prefix = new ArrayList<>();
     prefix.add(compiler.command());
-    Map<String, String> environment = new HashMap<>();
+    // What the compiler already runs with, made explicit so that the key holds it: a changed
+    // CPATH or NVCC_APPEND_FLAGS is a different compile, locally and in every cache tier.
+    Map<String, String> environment = new HashMap<>(CompilerEnvironment.forKey(language, toolchain.environment(),
+        toolchain.configuredEnvironment()));
     String identity = compiler.identity();
     if (language == Language.CUDA) {
       // nvcc compiles host code with the same C++ compiler as the rest of the library.
@@ -235,7 +238,7 @@ public final class CompileStage {
     } else if (language == Language.HIP) {
       prefix.addAll(GpuArchitectures.hipFlags(options.hipArchs()));
       // With nvcc installed too, hipcc would silently target NVIDIA unless told otherwise.
-      if (GpuArchitectures.targetsAmd(options.hipArchs()) && System.getenv("HIP_PLATFORM") == null) {
+      if (GpuArchitectures.targetsAmd(options.hipArchs()) && !environment.containsKey("HIP_PLATFORM")) {
         environment.put("HIP_PLATFORM", "amd");
       }
     }

@@ -27,6 +27,11 @@ public final class Installed {
       Map.entry("ar", "binutils"), Map.entry("c++filt", "binutils"), Map.entry("ip", "iproute2"),
       Map.entry("srun", "slurm-client"), Map.entry("slurmctld", "slurmctld"), Map.entry("slurmd", "slurmd"),
       Map.entry("munged", "munge"), Map.entry("patchelf", "patchelf"));
+  /**
+   * Debian's Python packages the wheel ITs' selectors name: modules and headers for /usr/bin/python3
+   * rather than executables on the PATH (where a pyenv shim may stand first).
+   */
+  static final java.util.Set<String> PYTHON_PACKAGES = java.util.Set.of("python3-venv", "python3-wheel", "python3-dev");
   /** nvcc has no package in Debian's main archive. */
   static final String CUDA_TOOLKIT = "the CUDA toolkit: NVIDIA's installer, or Debian's nvidia-cuda-toolkit"
       + " from non-free";

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Checks libmha built with kernel.cuda.runtime=stub (no NEEDED on libcudart) on a GPU machine.
 
+DIST is a build.sh output folder (its release/libmha.so is loaded) or the path of a libmha.so, such
+as the one `pip install` put into site-packages/mha/ from native/'s wheel.
+
   stub-check.py bare DIST    no PyTorch in the process: device memory through the CUDA driver API,
                              so the library's stub must dlopen libcudart itself (from the
                              LD_LIBRARY_PATH); the CUDA output is compared with the CPU backend
@@ -42,13 +45,14 @@ def run(lib, backend, q, k, v, out):
 
 
 def main(mode, dist):
+    library = dist if dist.endswith(".so") else dist + "/release/libmha.so"
     n = B * H * S * D
     q, k, v = host_inputs()
     if mode == "torch":
         import torch
         torch.zeros(1, device="cuda")  # PyTorch's CUDA runtime is loaded and initialised
         print("before libmha:", cudart_mappings())
-        lib = ctypes.CDLL(dist + "/release/libmha.so", mode=ctypes.RTLD_GLOBAL)
+        lib = ctypes.CDLL(library, mode=ctypes.RTLD_GLOBAL)
         dq, dk, dv = (torch.tensor(list(x), device="cuda").reshape(B, H, S, D) for x in (q, k, v))
         dout = torch.empty_like(dq)
         run(lib, CUDA, dq.data_ptr(), dk.data_ptr(), dv.data_ptr(), dout.data_ptr())
@@ -63,7 +67,7 @@ def main(mode, dist):
                      lambda: cuda.cuCtxSetCurrent(ctx)):
             assert call() == 0
         print("before libmha:", cudart_mappings())
-        lib = ctypes.CDLL(dist + "/release/libmha.so", mode=ctypes.RTLD_GLOBAL)
+        lib = ctypes.CDLL(library, mode=ctypes.RTLD_GLOBAL)
         pointers = []
         for host in (q, k, v, None):
             p = ctypes.c_uint64()

@@ -435,8 +435,8 @@ public final class ArchiveBuilder {
       throw new ArchiveInvalidException(batchFile, e.getMessage());
     }
     if (recorded.size() != planned.size()) {
-      throw new ArchiveInvalidException(batchFile, ar.command() + " recorded " + recorded.size() + " of the "
-          + planned.size() + " objects of this batch");
+      throw new ArchiveInvalidException(batchFile, "batch " + batchFile.getFileName() + ": " + ar.command()
+          + " recorded " + recorded.size() + " of the " + planned.size() + " objects planned for it");
     }
     // Batches are given paths relative to their real folder (where ar runs). GNU ar records them as
     // given; llvm-ar records them relative to the batch's path as named on its command line, which

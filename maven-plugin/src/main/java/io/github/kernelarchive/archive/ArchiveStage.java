@@ -213,7 +213,8 @@ public final class ArchiveStage {
           + "' does not exist.");
     } catch (ArchiveInvalidException e) {
       Files.deleteIfExists(target);
-      throw new BuildFailureException("Archive '" + request.name() + "' failed validation: " + e.problem()
+      String problem = e.problem().endsWith(".") ? e.problem() : e.problem() + ".";
+      throw new BuildFailureException("Archive '" + request.name() + "' failed validation: " + problem
           + " It was not linked or cached.");
     }
     String archiveDigest = digest;

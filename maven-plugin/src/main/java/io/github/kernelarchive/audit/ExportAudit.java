@@ -98,25 +98,27 @@ public final class ExportAudit {
               + " visibility hidden) or add a pattern for it");
         }
       }
-      Map<String, List<String>> archiveDefiners = null;
+      // Archive members are compiled hidden and linked privately: a function of theirs that a
+      // pattern names would be silently local, while the build looks green. The index of each
+      // archive lists them (hidden ones too) without reading any member.
+      Map<String, List<String>> archiveDefiners = SymbolDefiners.fromIndexes(archives);
       for (int i = 0; i < patterns.size(); i++) {
         Pattern pattern = compiled.get(i);
-        if (exports.stream().anyMatch(name -> pattern.matcher(name).matches())) {
-          continue;
-        }
-        if (archiveDefiners == null) {
-          archiveDefiners = SymbolDefiners.of(List.of(), archives, ElfSymbol::isExternal);
-        }
-        List<String> inArchives = archiveDefiners.entrySet().stream()
-            .filter(e -> pattern.matcher(e.getKey()).matches())
-            .map(e -> e.getKey() + " in " + String.join(", ", e.getValue())).limit(3).toList();
-        if (inArchives.isEmpty()) {
+        boolean matchesAnExport = exports.stream().anyMatch(name -> pattern.matcher(name).matches());
+        List<String> privateMatches = archiveDefiners.entrySet().stream()
+            .filter(e -> pattern.matcher(e.getKey()).matches() && !exports.contains(e.getKey()))
+            .sorted(Map.Entry.comparingByKey())
+            .map(e -> e.getKey() + " in " + String.join(", ", e.getValue())).toList();
+        if (!matchesAnExport && privateMatches.isEmpty()) {
           problems.add("<export> pattern '" + patterns.get(i) + "' matches no exported symbol: fix or remove it"
               + " (is the function defined in a host source of <sources>?)");
-        } else {
-          problems.add("<export> pattern '" + patterns.get(i) + "' matches only archive members' symbols ("
-              + String.join("; ", inArchives) + "): archives are private by design, so a second copy of the"
-              + " kernels can never hijack them. Export a wrapper from a host source in <sources> that calls it.");
+        } else if (!privateMatches.isEmpty()) {
+          problems.add("<export> pattern '" + patterns.get(i) + "' matches " + (matchesAnExport ? "" : "only ")
+              + "archive members' symbols, which are not exported (" + String.join("; ", privateMatches.subList(0,
+              Math.min(3, privateMatches.size()))) + (privateMatches.size() > 3 ? "; " + (privateMatches.size() - 3)
+              + " more" : "") + "): archives are private by design, so a second copy of the kernels can never"
+              + " hijack them. Export a wrapper from a host source in <sources> that calls it, move the function"
+              + " into <sources>, or narrow the pattern.");
         }
       }
     }

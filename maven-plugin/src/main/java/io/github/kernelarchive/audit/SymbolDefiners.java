@@ -58,6 +58,28 @@ final class SymbolDefiners {
     }
   }
 
+  /**
+   * Every global symbol each archive defines, as its index lists it (hidden ones included), under
+   * {@code lib.a(m.o)}: only the index and the member headers are read, never a member's content.
+   */
+  static Map<String, List<String>> fromIndexes(List<Path> archives) throws IOException {
+    Map<String, List<String>> definers = new HashMap<>();
+    for (Path archive : archives) {
+      try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
+        ArReader.Contents contents = ArReader.read(channel);
+        Map<Long, String> names = new HashMap<>();
+        contents.members().forEach(m -> names.put(m.headerOffset(), m.name()));
+        for (ArReader.IndexEntry entry : contents.index()) {
+          definers.computeIfAbsent(entry.symbol(), k -> new ArrayList<>())
+              .add(where(archive, names.getOrDefault(entry.memberOffset(), "?")));
+        }
+      } catch (ArFormatException e) {
+        throw new IOException(archive + ": " + e.getMessage(), e);
+      }
+    }
+    return definers;
+  }
+
   /** How a member is named in reports, as the linker names it. */
   static String where(Path archive, String member) {
     return archive.getFileName() + "(" + member + ")";

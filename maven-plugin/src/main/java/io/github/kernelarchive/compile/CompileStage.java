@@ -225,8 +225,7 @@ public final class CompileStage {
     prefix.add(compiler.command());
     // What the compiler already runs with, made explicit so that the key holds it: a changed
     // CPATH or NVCC_APPEND_FLAGS is a different compile, locally and in every cache tier.
-    Map<String, String> environment = new HashMap<>(CompilerEnvironment.forKey(language, toolchain.environment(),
-        toolchain.configuredEnvironment()));
+    Map<String, String> environment = new HashMap<>(CompilerEnvironment.forKey(language, toolchain.environment()));
     String identity = compiler.identity();
     if (language == Language.CUDA) {
       // nvcc compiles host code with the same C++ compiler as the rest of the library.

@@ -7,10 +7,11 @@ import java.util.TreeMap;
 
 /**
  * The environment variables that can change what a compiler writes, which therefore belong to a
- * compile's key: every variable of the pom's {@code <environment>} (the user set it for the tools),
- * and, from the build's own environment, the ones each compiler is documented to read, as ccache
- * and sccache key them. Variables no compiler reads (HOME, TERM, a CI job's ids) stay out, so they
- * never cost a rebuild. docs/cache.md lists them.
+ * compile's key: those each compiler is documented to read, with the values the compiler runs
+ * with (the build's environment with the pom's {@code <environment>} over it), as ccache and
+ * sccache key them. Not every variable of {@code <environment>}: a tool's bookkeeping there (a
+ * launcher's log or cache folder, per machine) would split the shared cache for nothing. Variables
+ * no compiler reads stay out, so they never cost a rebuild. docs/cache.md lists them.
  */
 public final class CompilerEnvironment {
   /** Read by gcc and clang, and so also by nvcc's and hipcc's host compilation. */
@@ -27,12 +28,10 @@ public final class CompilerEnvironment {
 
   /**
    * @param effective what the compiler runs with: the build's environment with {@code <environment>} over it
-   * @param configured the pom's {@code <environment>}
    * @return the variables of the key with their values, sorted
    */
-  public static Map<String, String> forKey(Language language, Map<String, String> effective,
-      Map<String, String> configured) {
-    Map<String, String> key = new TreeMap<>(configured);
+  public static Map<String, String> forKey(Language language, Map<String, String> effective) {
+    Map<String, String> key = new TreeMap<>();
     for (String name : read(language)) {
       String value = effective.get(name);
       if (value != null) {

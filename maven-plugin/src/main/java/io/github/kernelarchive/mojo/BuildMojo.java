@@ -73,15 +73,30 @@ public class BuildMojo extends KernelMojo {
   @Parameter
   private List<String> defines = new ArrayList<>();
 
+  /** Flags for {@code .c} sources (gcc or clang), e.g. {@code -O2}. */
   @Parameter
   private List<String> cFlags = new ArrayList<>();
 
+  /**
+   * Flags for {@code .cc}, {@code .cpp} and {@code .cxx} sources only. nvcc takes its own,
+   * {@code <cuda><flags>} (a flag for its host compiler there as {@code -Xcompiler=-march=native}),
+   * and hipcc {@code <hip><flags>}: the two compilers accept different flags.
+   */
   @Parameter
   private List<String> cxxFlags = new ArrayList<>();
 
+  /**
+   * CUDA ({@code .cu} sources, compiled by nvcc): {@code <archs>} (targets such as {@code 80;90a}),
+   * {@code <flags>} (nvcc's own, e.g. {@code -O3}, {@code -std=c++17}), {@code <relocatableDeviceCode>}
+   * ({@code -rdc=true} and a device link) and {@code <nvcc>} (the compiler to use, or {@code none}).
+   */
   @Parameter
   private CudaConfig cuda = new CudaConfig();
 
+  /**
+   * HIP ({@code .hip} sources, compiled by hipcc): {@code <archs>} (targets such as
+   * {@code gfx90a;gfx942}), {@code <flags>} (hipcc's own) and {@code <hipcc>} (the compiler to use).
+   */
   @Parameter
   private HipConfig hip = new HipConfig();
 
@@ -185,7 +200,6 @@ public class BuildMojo extends KernelMojo {
   @Parameter(property = "kernel.ar")
   private String ar;
 
-  /** Local archive cache. Default: {@code $XDG_CACHE_HOME/kernel-archive}, else {@code $HOME/.cache/kernel-archive}. */
   /**
    * Runs compiles on a Slurm cluster whose nodes share this file system: {@code srun}, with any
    * options ({@code srun --partition=build}). It takes the nvcc and hipcc compiles, and all compiles
@@ -202,9 +216,11 @@ public class BuildMojo extends KernelMojo {
   @Parameter(property = "kernel.cluster.timeout", defaultValue = "3600")
   private int clusterTimeout;
 
+  /** Local cache. Default: {@code $XDG_CACHE_HOME/kernel-archive}, else {@code $HOME/.cache/kernel-archive}. */
   @Parameter(property = "kernel.cache.dir")
   private File cacheDirectory;
 
+  /** Whether the cache (local and remote tiers) is used. */
   @Parameter(property = "kernel.cache.enabled", defaultValue = "true")
   private boolean cacheEnabled;
 

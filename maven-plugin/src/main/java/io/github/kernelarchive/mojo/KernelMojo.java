@@ -29,6 +29,7 @@ abstract class KernelMojo extends AbstractMojo {
   @Parameter(defaultValue = "${project.build.directory}/kernel", required = true)
   protected File outputDirectory;
 
+  /** Skips the goal. */
   @Parameter(property = "kernel.skip", defaultValue = "false")
   private boolean skip;
 

@@ -24,6 +24,7 @@ import org.apache.maven.plugins.annotations.Parameter;
  */
 @Mojo(name = "python-test", defaultPhase = LifecyclePhase.INTEGRATION_TEST, threadSafe = true)
 public class PythonTestMojo extends KernelMojo {
+  /** The wheel ({@code <findLinks>}: folders of the wheels its dependencies come from); nothing runs without it. */
   @Parameter
   private WheelConfig wheel;
 
@@ -31,6 +32,7 @@ public class PythonTestMojo extends KernelMojo {
   @Parameter(property = "kernel.python", defaultValue = "python3")
   private String python;
 
+  /** The Python test files ({@code test_*.py}). */
   @Parameter(property = "kernel.test.python.sources", defaultValue = "${project.basedir}/src/test/python")
   private File testPythonSources;
 
@@ -42,15 +44,19 @@ public class PythonTestMojo extends KernelMojo {
   @Parameter(property = "kernel.test.timeout", defaultValue = "300")
   private int testTimeout;
 
+  /** Runs no Python test. */
   @Parameter(property = "skipTests", defaultValue = "false")
   private boolean skipTests;
 
+  /** Runs no Python test. */
   @Parameter(property = "maven.test.skip", defaultValue = "false")
   private boolean mavenTestSkip;
 
+  /** Failing tests are reported but do not fail the build. */
   @Parameter(property = "maven.test.failure.ignore", defaultValue = "false")
   private boolean testFailureIgnore;
 
+  /** Where {@code TEST-python.xml} goes. */
   @Parameter(defaultValue = "${project.build.directory}/surefire-reports")
   private File reportsDirectory;
 

@@ -85,6 +85,7 @@ public class TestMojo extends BuildMojo {
   @Parameter(property = "maven.test.failure.ignore", defaultValue = "false")
   private boolean testFailureIgnore;
 
+  /** Where the Surefire XML report goes, beside Surefire's own. */
   @Parameter(defaultValue = "${project.build.directory}/surefire-reports")
   private File reportsDirectory;
 

@@ -113,7 +113,7 @@ public class WheelMojo extends KernelMojo {
         kernelOutput.resolve("wheel"), wheel.name != null ? wheel.name : project.getArtifactId(), version,
         importPackage, PythonModule.extension(wheel, python), pythonSources, wheel.headers ? headers.toPath() : null,
         metadata, dependencies, wheel.vendored, "stub".equals(cudaRuntime(kernelOutput)), wheel.maxManylinux,
-        platform().substring(platform().indexOf('-') + 1), OutputTimestamp.of(outputTimestamp, System.getenv("SOURCE_DATE_EPOCH")),
+        OutputTimestamp.of(outputTimestamp, System.getenv("SOURCE_DATE_EPOCH")),
         plugin.getArtifactId() + " " + plugin.getVersion());
   }
 

@@ -59,6 +59,11 @@ public final class KernelBuild {
   public BuildSummary run(KernelBuildRequest request)
       throws BuildFailureException, ToolchainException, IOException, InterruptedException {
     checkWritable(request.project().outputDirectory());
+    long swept = AtomicFiles.sweepTemporaries(request.project().outputDirectory(), Set.of("obj"));
+    if (swept > 0) {
+      log.info("Removed temporary files a killed build left in " + request.project().outputDirectory() + " ("
+          + (swept + 500_000) / 1_000_000 + " MB)");
+    }
     if (request.link().privateArchives()) {
       SymbolVersion.requireValid(request.link().symbolVersion());
     }

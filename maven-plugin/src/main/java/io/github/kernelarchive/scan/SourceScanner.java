@@ -54,7 +54,7 @@ public final class SourceScanner {
     AntPatterns includes = AntPatterns.of(set.includes());
     AntPatterns excludes = AntPatterns.of(set.excludes());
     List<String> found = new ArrayList<>();
-    for (Path file : regularFiles(set)) {
+    for (Path file : regularFiles(set, excludes)) {
       String relative = relativePath(set.directory(), file);
       boolean included = includes.isEmpty() ? byDefault.test(file.getFileName().toString()) : includes.matches(relative);
       // Default excludes are all "**/name" or "**/name/**": folders were pruned, the file's name is enough.
@@ -70,18 +70,31 @@ public final class SourceScanner {
   /**
    * Every regular file below the set's directory, following symbolic links (CI checkouts and
    * scratch build folders are often links, and so are folders inside them); a link that leads
-   * back to one of its own parents is reported instead of followed forever.
+   * back to one of its own parents is reported instead of followed forever. A folder the user's
+   * excludes remove whole ({@code sub/loop/**}) is not entered, so an excluded cycle is no error.
    */
-  private static List<Path> regularFiles(SourceSet set) throws IOException, BuildFailureException {
+  private static List<Path> regularFiles(SourceSet set, AntPatterns excludes) throws IOException, BuildFailureException {
     List<Path> files = new ArrayList<>();
     List<Path> cycles = new ArrayList<>();
     Files.walkFileTree(set.directory(), EnumSet.of(FileVisitOption.FOLLOW_LINKS), Integer.MAX_VALUE,
         new SimpleFileVisitor<>() {
           @Override
           public FileVisitResult preVisitDirectory(Path directory, BasicFileAttributes attributes) {
-            boolean excluded = !directory.equals(set.directory())
-                && AntPatterns.DEFAULT_EXCLUDES.matches(directory.getFileName().toString());
+            if (directory.equals(set.directory())) {
+              return FileVisitResult.CONTINUE;
+            }
+            boolean excluded = AntPatterns.DEFAULT_EXCLUDES.matches(directory.getFileName().toString())
+                || excludedWhole(directory);
             return excluded ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+          }
+
+          /**
+           * Whether a file directly in the folder and one deeper down would both be excluded (NUL
+           * is in no real name, so only a pattern that ends in ** matches both).
+           */
+          private boolean excludedWhole(Path directory) {
+            String relative = relativePath(set.directory(), directory);
+            return excludes.matches(relative + "/\0") && excludes.matches(relative + "/\0/\0");
           }
 
           @Override
@@ -95,7 +108,9 @@ public final class SourceScanner {
           @Override
           public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
             if (e instanceof FileSystemLoopException) {
-              cycles.add(file);
+              if (!excludedWhole(file)) {
+                cycles.add(file);
+              }
               return FileVisitResult.CONTINUE;
             }
             if (Files.isSymbolicLink(file) && !Files.exists(file)) {
@@ -107,7 +122,8 @@ public final class SourceScanner {
     if (!cycles.isEmpty()) {
       throw new BuildFailureException("Symbolic link " + cycles.get(0) + " below " + set.directory() + " of "
           + describe(set) + " leads back to one of its own parent folders (a cycle). Remove the link or exclude"
-          + " it with an <exclude> pattern.");
+          + " its folder whole with an <exclude> pattern ending in /** (e.g. <exclude>"
+          + relativePath(set.directory(), cycles.get(0)) + "/**</exclude>).");
     }
     return files;
   }

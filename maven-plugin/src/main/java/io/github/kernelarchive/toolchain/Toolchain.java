@@ -47,11 +47,6 @@ public final class Toolchain {
     return java.util.Collections.unmodifiableMap(environment);
   }
 
-  /** The pom's {@code <environment>}. */
-  public Map<String, String> configuredEnvironment() {
-    return config.environment();
-  }
-
   /** The compiler for {@code language}, or empty for an auto-detected GPU compiler that is not installed. */
   public synchronized Optional<Tool> compiler(Language language) throws ToolchainException {
     Optional<Tool> known = compilers.get(language);

@@ -3,11 +3,16 @@ package io.github.kernelarchive.util;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Set;
 import java.util.UUID;
+import java.util.regex.Pattern;
 
 /**
  * Publishing files so that readers see either the old content or the new one, never a half-written
@@ -31,6 +36,45 @@ public final class AtomicFiles {
     Path directory = target.toAbsolutePath().getParent();
     Files.createDirectories(directory);
     return directory.resolve("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
+  }
+
+  /** The names {@link #temporarySibling} gives: {@code .<target>.<uuid>.tmp}. */
+  private static final Pattern TEMPORARY = Pattern.compile(
+      "\\..+\\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.tmp");
+
+  /**
+   * Deletes what a killed build left under temporary names in {@code directory} and its folders,
+   * except the folders named in {@code skip} (where nothing is written that way, and which may
+   * hold many files): a temporary is never published, and a build that was SIGKILLed never got
+   * to delete its own. Only for a folder one build owns at a time.
+   *
+   * @return the bytes removed
+   */
+  public static long sweepTemporaries(Path directory, Set<String> skip) throws IOException {
+    if (!Files.isDirectory(directory)) {
+      return 0;
+    }
+    long[] removed = {0};
+    Files.walkFileTree(directory, new SimpleFileVisitor<>() {
+      @Override
+      public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes a) {
+        return !dir.equals(directory) && skip.contains(dir.getFileName().toString())
+            ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public FileVisitResult visitFile(Path file, BasicFileAttributes a)
+          throws IOException {
+        if (TEMPORARY.matcher(file.getFileName().toString()).matches()) {
+          long size = a.size();
+          if (Files.deleteIfExists(file)) {
+            removed[0] += size;
+          }
+        }
+        return FileVisitResult.CONTINUE;
+      }
+    });
+    return removed[0];
   }
 
   public static void write(Path target, byte[] content) throws IOException {

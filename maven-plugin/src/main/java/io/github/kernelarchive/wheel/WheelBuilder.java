@@ -77,7 +77,7 @@ public final class WheelBuilder {
       files.add(new PlatformTag.ElfFile(top + ".libs/" + v.renamed(), parse(v.copy())));
       provided.add(v.renamed());
     }
-    PlatformTag.Result platform = PlatformTag.compute(files, provided, request.architecture(), maxPolicy(request));
+    PlatformTag.Result platform = PlatformTag.compute(files, provided, architecture(elf, library), maxPolicy(request));
 
     String python = request.extension() != null ? request.extension().pythonTag() : "py3";
     String abi = request.extension() != null ? request.extension().abiTag() : "none";
@@ -102,6 +102,17 @@ public final class WheelBuilder {
     WheelWriter.Outcome outcome = WheelWriter.write(wheel, distInfo, entries, request.time());
     return new Result(wheel, tags, platform, dependencies,
         vendored.stream().map(v -> top + ".libs/" + v.renamed()).toList(), outcome);
+  }
+
+  /** The wheel tag's architecture, from the library's ELF machine (not the classifier, which users name freely). */
+  private static String architecture(ElfObject elf, Path library) throws BuildFailureException {
+    return switch (elf.machine()) {
+      case ElfObject.EM_X86_64 -> "x86_64";
+      case ElfObject.EM_AARCH64 -> "aarch64";
+      case ElfObject.EM_PPC64 -> "ppc64le";
+      default -> throw new BuildFailureException(library + " is built for " + ElfObject.machineName(elf.machine())
+          + ", for which no manylinux tag exists here (x86_64, aarch64, ppc64le).");
+    };
   }
 
   private static ManylinuxPolicy maxPolicy(WheelRequest request) throws BuildFailureException {

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The variables a compiler reads are part of a compile's key: a header found through CPATH in
  * one folder or another is a different object, in the state and in the cache, whether CPATH came
  * from the pom's {@code <environment>} or from the build's own environment; a variable no
- * compiler reads changes nothing.
+ * compiler reads changes nothing, wherever it is set. (The shared HTTP tier stores entries under
+ * the same keys: RemoteCacheBuildTest.)
  */
 class EnvironmentKeyTest {
   @TempDir Path dir;
@@ -83,6 +84,9 @@ class EnvironmentKeyTest {
     Map<String, String> unrelated = new HashMap<>(a);
     unrelated.put("KERNEL_ARCHIVE_TEST_UNRELATED", "x");
     assertEquals("0 compiled, 0 from cache, 1 up to date", counts(build(Map.of(), unrelated)));
+    // Nor does a tool's bookkeeping in <environment> (a launcher's log folder, per machine).
+    assertEquals("0 compiled, 0 from cache, 1 up to date",
+        counts(build(Map.of("CCACHE_LOGFILE", dir.resolve("ccache.log").toString()), a)));
   }
 
   @Test

@@ -12,6 +12,7 @@ import io.github.kernelarchive.util.Hashing;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -59,6 +60,10 @@ class KillPointsTest {
       assertArrayEquals(archive, Files.readAllBytes(project.resolve("target/kernel/libk.a")), context);
       assertArrayEquals(library, Files.readAllBytes(project.resolve("target/kernel/libk.so")), context);
       assertEntriesVerify(cache, context);
+      try (Stream<Path> left = Files.walk(project.resolve("target/kernel"))) {
+        assertEquals(List.of(), left.filter(p -> p.getFileName().toString().endsWith(".tmp")).toList(),
+            "temporary files a killed build left: " + context);
+      }
     }
   }
 

@@ -34,7 +34,7 @@ class WheelBuilderTest {
     WheelRequest request = new WheelRequest(library, dir.resolve("target"), dir.resolve("target/kernel/wheel"), "k",
         "1.0", "k", null, dir.resolve("src/main/python"), null,
         new WheelRequest.Metadata(null, null, List.of(), null, List.of(), Map.of()), List.of(),
-        List.of("libvendor.so.1"), false, null, "x86_64", FileTime.fromMillis(0), "test");
+        List.of("libvendor.so.1"), false, null, FileTime.fromMillis(0), "test");
 
     WheelBuilder.Result result = new WheelBuilder(new ProcessRunner(Map.of())).build(request);
 

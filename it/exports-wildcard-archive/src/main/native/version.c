@@ -1,0 +1,1 @@
+int va_version(void) { return 1; }

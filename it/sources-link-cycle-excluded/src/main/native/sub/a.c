@@ -1,0 +1,1 @@
+int cyc_sum(void) { return 3; }

@@ -1,0 +1,1 @@
+int kp_triple(int x) { return 3 * x; }

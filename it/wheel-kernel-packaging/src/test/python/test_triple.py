@@ -1,0 +1,3 @@
+import kp
+
+assert kp.triple(14) == 42

@@ -16,6 +16,9 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
@@ -98,27 +101,46 @@ public final class ExportAudit {
               + " visibility hidden) or add a pattern for it");
         }
       }
-      // Archive members are compiled hidden and linked privately: a function of theirs that a
-      // pattern names would be silently local, while the build looks green. The index of each
-      // archive lists them (hidden ones too) without reading any member.
+      // Archive members are compiled hidden and linked privately. A C function of theirs that a
+      // pattern names and that nothing in the library calls (a launcher beside its kernel, under a
+      // wildcard that also matches host exports) can never be called: it would be silently lost
+      // while the build looks green. The archives' indexes list their symbols, hidden ones too,
+      // without reading a member; only such candidates cost a read for references.
       Map<String, List<String>> archiveDefiners = SymbolDefiners.fromIndexes(archives);
+      Map<Integer, List<String>> privateMatches = new TreeMap<>();
+      Set<String> candidates = new TreeSet<>();
       for (int i = 0; i < patterns.size(); i++) {
         Pattern pattern = compiled.get(i);
-        boolean matchesAnExport = exports.stream().anyMatch(name -> pattern.matcher(name).matches());
-        List<String> privateMatches = archiveDefiners.entrySet().stream()
-            .filter(e -> pattern.matcher(e.getKey()).matches() && !exports.contains(e.getKey()))
-            .sorted(Map.Entry.comparingByKey())
-            .map(e -> e.getKey() + " in " + String.join(", ", e.getValue())).toList();
-        if (!matchesAnExport && privateMatches.isEmpty()) {
-          problems.add("<export> pattern '" + patterns.get(i) + "' matches no exported symbol: fix or remove it"
-              + " (is the function defined in a host source of <sources>?)");
-        } else if (!privateMatches.isEmpty()) {
-          problems.add("<export> pattern '" + patterns.get(i) + "' matches " + (matchesAnExport ? "" : "only ")
-              + "archive members' symbols, which are not exported (" + String.join("; ", privateMatches.subList(0,
-              Math.min(3, privateMatches.size()))) + (privateMatches.size() > 3 ? "; " + (privateMatches.size() - 3)
-              + " more" : "") + "): archives are private by design, so a second copy of the kernels can never"
-              + " hijack them. Export a wrapper from a host source in <sources> that calls it, move the function"
-              + " into <sources>, or narrow the pattern.");
+        List<String> matches = archiveDefiners.keySet().stream()
+            .filter(name -> pattern.matcher(name).matches() && !exports.contains(name)).sorted().toList();
+        privateMatches.put(i, matches);
+        if (exports.stream().anyMatch(name -> pattern.matcher(name).matches())) {
+          // C names only: a C++ symbol nothing refers to by name may still be reached (a virtual
+          // destructor through its vtable), and a launcher meant for the API is extern "C".
+          matches.stream().filter(name -> !name.startsWith("_Z")).forEach(candidates::add);
+        }
+      }
+      Set<String> called = candidates.isEmpty() ? Set.of() : SymbolDefiners.referenced(objects, archives, candidates);
+      for (int i = 0; i < patterns.size(); i++) {
+        Pattern pattern = compiled.get(i);
+        List<String> inArchives = privateMatches.get(i);
+        if (exports.stream().noneMatch(name -> pattern.matcher(name).matches())) {
+          if (inArchives.isEmpty()) {
+            problems.add("<export> pattern '" + patterns.get(i) + "' matches no exported symbol: fix or remove it"
+                + " (is the function defined in a host source of <sources>?)");
+          } else {
+            problems.add("<export> pattern '" + patterns.get(i) + "' matches only archive members' symbols ("
+                + describe(inArchives, archiveDefiners) + "): archives are private by design, so a second copy of"
+                + " the kernels can never hijack them. Export a wrapper from a host source in <sources> that calls it.");
+          }
+          continue;
+        }
+        List<String> lost = inArchives.stream().filter(name -> candidates.contains(name) && !called.contains(name)).toList();
+        if (!lost.isEmpty()) {
+          problems.add("<export> pattern '" + patterns.get(i) + "' matches archive members' functions that nothing"
+              + " in the library calls (" + describe(lost, archiveDefiners) + "): archives are private by design, so"
+              + " they are not exported and can never be called. Export a wrapper from a host source in <sources>"
+              + " that calls it, move the function into <sources>, or narrow the pattern.");
         }
       }
     }
@@ -162,6 +184,12 @@ public final class ExportAudit {
       }
     }
     return Pattern.compile(regex.toString());
+  }
+
+  /** {@code name in lib.a(m.o)} for the first three names, and how many more. */
+  private static String describe(List<String> names, Map<String, List<String>> definers) {
+    List<String> shown = names.stream().limit(3).map(n -> n + " in " + String.join(", ", definers.get(n))).toList();
+    return String.join("; ", shown) + (names.size() > 3 ? "; " + (names.size() - 3) + " more" : "");
   }
 
   /** The report, with the problems first when there are any (then the library was not published). */

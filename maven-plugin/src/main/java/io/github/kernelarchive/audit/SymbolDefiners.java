@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -121,6 +122,43 @@ final class SymbolDefiners {
       }
     }
     return types;
+  }
+
+  /**
+   * Those of {@code names} that some host object or archive member refers to (an undefined
+   * reference), read until every name is found: a function that nothing calls.
+   */
+  static Set<String> referenced(List<Path> objects, List<Path> archives, Set<String> names) throws IOException {
+    Set<String> found = new HashSet<>();
+    for (Path object : objects) {
+      references(ByteBuffer.wrap(Files.readAllBytes(object)), object.getFileName().toString(), names, found);
+    }
+    for (Path archive : archives) {
+      try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
+        for (ArMember member : ArReader.read(channel).members()) {
+          if (found.size() == names.size()) {
+            return found;
+          }
+          references(ArReader.map(channel, member), where(archive, member.name()), names, found);
+        }
+      } catch (ArFormatException e) {
+        throw new IOException(archive + ": " + e.getMessage(), e);
+      }
+    }
+    return found;
+  }
+
+  private static void references(ByteBuffer bytes, String where, Set<String> names, Set<String> found)
+      throws IOException {
+    try {
+      for (ElfSymbol symbol : ElfObject.parse(bytes).symbols()) {
+        if (!symbol.isDefined() && names.contains(symbol.name())) {
+          found.add(symbol.name());
+        }
+      }
+    } catch (ElfFormatException e) {
+      throw new IOException(where + " is not a valid object: " + e.getMessage(), e);
+    }
   }
 
   /** Each symbol the object in {@code bytes} defines (file symbols left out). */

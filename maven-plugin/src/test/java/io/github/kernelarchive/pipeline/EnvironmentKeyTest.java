@@ -2,6 +2,8 @@ package io.github.kernelarchive.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.github.kernelarchive.cache.NginxServer;
+import io.github.kernelarchive.cache.RemoteCache;
 import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.file.Files;
@@ -37,8 +39,13 @@ class EnvironmentKeyTest {
 
   private BuildSummary build(Map<String, String> configured, Map<String, String> process, String... cudaArchs)
       throws Exception {
+    return build(dir.resolve("cache"), null, configured, process, cudaArchs);
+  }
+
+  private BuildSummary build(Path cache, RemoteCache.Settings remote, Map<String, String> configured,
+      Map<String, String> process, String... cudaArchs) throws Exception {
     KernelBuildRequest.Builder request = KernelBuildRequest.builder(project, "e").host(project.resolve("src"))
-        .exports("e_*").jobs(1).batchSize(400).cache(dir.resolve("cache"), 1L << 30)
+        .exports("e_*").jobs(1).batchSize(400).cache(cache, 1L << 30).remoteCache(remote)
         .toolchain(new ToolchainConfig(null, null, null, null, null, null, null, configured));
     if (cudaArchs.length > 0) {
       request.cudaArchs(cudaArchs[0]);
@@ -87,6 +94,32 @@ class EnvironmentKeyTest {
     // Nor does a tool's bookkeeping in <environment> (a launcher's log folder, per machine).
     assertEquals("0 compiled, 0 from cache, 1 up to date",
         counts(build(Map.of("CCACHE_LOGFILE", dir.resolve("ccache.log").toString()), a)));
+  }
+
+  @Test
+  void anEntryTheSharedTierHoldsForOneEnvironmentIsNotTakenUnderAnother() throws Exception {
+    Installed.assumeCompiler(Language.C);
+    if (NginxServer.executable() == null) {
+      System.out.println("SKIPPED: nginx is not installed (" + Installed.howToInstall("nginx") + "); the shared"
+          + " tier's environment keys are not tested");
+    }
+    org.junit.jupiter.api.Assumptions.assumeTrue(NginxServer.executable() != null, "nginx is not installed");
+    writeProject("#include \"env.h\"\nint e_value(int x) { return ENV_VALUE + x; }\n", "e.c");
+    try (NginxServer nginx = new NginxServer(dir.resolve("nginx"), "ci", "pa55")) {
+      RemoteCache.Settings remote = SharedCacheProject.remote(nginx.url(), "Basic " + java.util.Base64.getEncoder()
+          .encodeToString("ci:pa55".getBytes(java.nio.charset.StandardCharsets.UTF_8)), true);
+      Map<String, String> a = Map.of("CPATH", dir.resolve("incA").toString());
+      Map<String, String> b = Map.of("CPATH", dir.resolve("incB").toString());
+      // Runner 1 pushes the object built under incA; runner 2 (empty local cache) builds under incB.
+      assertEquals("1 compiled, 0 from cache, 0 up to date", counts(build(dir.resolve("cache-1"), remote, a, Map.of())));
+      FileUtils.deleteDirectory(project.resolve("target").toFile());
+      assertEquals("1 compiled, 0 from cache, 0 up to date", counts(build(dir.resolve("cache-2"), remote, b, Map.of())));
+      assertEquals("2", answer());
+      // Runner 3, under incA again, takes the shared entry.
+      FileUtils.deleteDirectory(project.resolve("target").toFile());
+      assertEquals("0 compiled, 1 from cache, 0 up to date", counts(build(dir.resolve("cache-3"), remote, a, Map.of())));
+      assertEquals("1", answer());
+    }
   }
 
   @Test

@@ -24,8 +24,9 @@ public final class GpuArchitectures {
     for (String entry : split(archs)) {
       Matcher m = CUDA_ARCH.matcher(entry.toLowerCase(Locale.ROOT));
       if (!m.matches()) {
-        throw new BuildFailureException("CUDA architecture '" + entry + "' in kernel.cuda.archs is not"
-            + " understood. Use compute capabilities like 80;90a;100+PTX (or 8.0;9.0a;10.0+PTX).");
+        throw new BuildFailureException("CUDA architecture '" + entry + "' in <cuda><archs> (property"
+            + " kernel.cuda.archs) is not understood. Use compute capabilities like 80;90a;100+PTX"
+            + " (or 8.0;9.0a;10.0+PTX).");
       }
       String number = m.group(2) == null ? m.group(1) : m.group(1) + m.group(2);
       String arch = number + m.group(3);
@@ -48,8 +49,8 @@ public final class GpuArchitectures {
     List<String> flags = new ArrayList<>();
     for (String entry : split(archs)) {
       if (!HIP_ARCH.matcher(entry).matches()) {
-        throw new BuildFailureException("HIP architecture '" + entry + "' in kernel.hip.archs is not"
-            + " understood. Use AMD targets like gfx90a;gfx942.");
+        throw new BuildFailureException("HIP architecture '" + entry + "' in <hip><archs> (property"
+            + " kernel.hip.archs) is not understood. Use AMD targets like gfx90a;gfx942.");
       }
       flags.add("--offload-arch=" + entry);
     }

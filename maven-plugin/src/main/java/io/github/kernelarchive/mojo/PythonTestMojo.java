@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import org.apache.maven.artifact.Artifact;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
@@ -90,16 +89,7 @@ public class PythonTestMojo extends KernelMojo {
     } catch (IOException e) {
       throw new MojoExecutionException("Python test I/O failure: " + e.getMessage(), e);
     }
-    List<String> problems = summary.problems();
-    if (problems.isEmpty()) {
-      return;
-    }
-    String message = "There are Python test failures: " + String.join(", ", problems) + ". See " + summary.report()
-        + " and each file's output in target/python-test.";
-    if (testFailureIgnore) {
-      getLog().warn(message + " (maven.test.failure.ignore=true: the build goes on)");
-      return;
-    }
-    throw new MojoFailureException(message);
+    TestFailures.report(summary.problems(), "Python", summary.report() + " and each file's output in target/python-test",
+        testFailureIgnore, getLog());
   }
 }

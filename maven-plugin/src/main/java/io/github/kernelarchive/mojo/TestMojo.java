@@ -111,17 +111,8 @@ public class TestMojo extends BuildMojo {
       Thread.currentThread().interrupt();
       throw new MojoExecutionException("Native tests interrupted", e);
     }
-    List<String> problems = summary.problems();
-    if (problems.isEmpty()) {
-      return;
-    }
-    String message = "There are native test failures: " + String.join(", ", problems) + ". See " + summary.report()
-        + " and each program's output in its run folder.";
-    if (testFailureIgnore) {
-      getLog().warn(message + " (maven.test.failure.ignore=true: the build goes on)");
-      return;
-    }
-    throw new MojoFailureException(message);
+    TestFailures.report(summary.problems(), "native", summary.report() + " and each program's output in its run folder",
+        testFailureIgnore, getLog());
   }
 
   /** The test parameters as the engine's settings; a value out of range names its parameter. */

@@ -104,7 +104,10 @@ public class BuildMojo extends KernelMojo {
   @Parameter(property = "kernel.cuda.archs")
   private String cudaArchs;
 
-  /** nvcc to use; overrides {@code <cuda><nvcc>}. Default: CUDACXX, CUDA_HOME, PATH, /usr/local/cuda. */
+  /**
+   * nvcc to use; overrides {@code <cuda><nvcc>}. Default, first found: {@code CUDACXX},
+   * {@code $CUDA_HOME/bin/nvcc}, {@code $CUDA_PATH/bin/nvcc}, {@code PATH}, {@code /usr/local/cuda/bin/nvcc}.
+   */
   @Parameter(property = "kernel.cuda.nvcc")
   private String cudaNvcc;
 

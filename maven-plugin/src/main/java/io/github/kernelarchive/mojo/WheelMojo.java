@@ -75,8 +75,12 @@ public class WheelMojo extends KernelMojo {
     }
     getLog().info("Wheel: " + result.wheel().getFileName()
         + (result.outcome() == WheelWriter.Outcome.UNCHANGED ? " (unchanged)" : ""));
-    getLog().info("  tag " + String.join(".", result.platform().tags()) + ", set by:");
-    result.platform().highest().values().forEach(r -> getLog().info("    " + r.describe()));
+    if (result.platform().highest().isEmpty()) {
+      getLog().info("  tag " + String.join(".", result.platform().tags()) + ": no symbol version of a system library needed");
+    } else {
+      getLog().info("  tag " + String.join(".", result.platform().tags()) + ", set by:");
+      result.platform().highest().values().forEach(r -> getLog().info("    " + r.describe()));
+    }
     for (WheelDependency d : result.dependencies()) {
       getLog().info("  requires " + d.requiresDist() + " for " + d.library() + " (RPATH into " + d.folder() + "; "
           + d.foundBy() + ")");

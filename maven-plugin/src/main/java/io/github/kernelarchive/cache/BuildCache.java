@@ -3,6 +3,7 @@ package io.github.kernelarchive.cache;
 import io.github.kernelarchive.common.BuildLog;
 import io.github.kernelarchive.util.AtomicFiles;
 import io.github.kernelarchive.util.BoundedPool;
+import io.github.kernelarchive.util.Hashing;
 import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -25,8 +26,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * entry would be, and only then renamed into place; one that does not verify is reported and
  * deleted, so nothing from a bad response is ever used or kept. Entries stored during the build
  * are uploaded at its end ({@link #finish}), after the library has linked.
+ *
+ * <p>One key keeps up to {@link #VARIANTS} entries, built against different header contents, as
+ * ccache's manifests do: the newest under the key itself, older ones under keys derived from it
+ * ({@link #variant}). A new entry moves those this build found outdated one place down and drops
+ * the oldest, so switching a branch back, or reverting a header, finds its objects again.
  */
 public final class BuildCache {
+  /** Entries kept per key, each built against other headers. */
+  public static final int VARIANTS = 3;
+
   /** What a verifier says of an entry. */
   public enum Status {
     /** Valid, and built from this build's inputs. */
@@ -100,16 +109,26 @@ public final class BuildCache {
     this.log = log;
   }
 
+  /** Where the {@code n}th entry of a key is kept: the key itself for the newest (0), a key derived from it after. */
+  static String variant(String key, int n) {
+    return n == 0 ? key : Hashing.ofStrings(List.of(key, "header set " + n));
+  }
+
   /**
-   * The usable entry of that key, from the local tier or else the remote one (then kept locally);
-   * empty on a miss.
+   * The usable entry of that key (any of its variants), from the local tier or else the remote
+   * one (then kept locally); empty on a miss. Variants are looked at in order until one is
+   * missing: they fill from the newest down.
    *
    * @param what how warnings name the entry, e.g. "archive 'k'"
    */
   public Optional<CacheEntry> find(EntryKind kind, String key, String what, Verifier verifier)
       throws IOException, InterruptedException {
-    Optional<CacheEntry> found = local.find(kind, key);
-    if (found.isPresent()) {
+    List<Optional<CacheEntry>> staleLocal = new ArrayList<>();
+    for (int n = 0; n < VARIANTS; n++) {
+      Optional<CacheEntry> found = local.find(kind, variant(key, n));
+      if (found.isEmpty()) {
+        break;
+      }
       Verdict verdict = verifyQuietly(verifier, found.get());
       if (verdict.status() == Status.USABLE) {
         local.touch(found.get());
@@ -125,16 +144,27 @@ public final class BuildCache {
         } catch (IOException e) {
           unwritable(e);
         }
-        found = Optional.empty();
+        staleLocal.add(Optional.empty());
       } else {
         outdated.add(found.get());
+        staleLocal.add(found);
       }
     }
     if (remote == null || !remote.available() || readOnly) {
       return Optional.empty();
     }
     try {
-      return fromRemote(kind, key, found, verifier);
+      // The next variant only after a sound entry built against other headers: a missing one
+      // ends the search, and a bad one is the remote's fault, counted once.
+      for (int n = 0; n < VARIANTS; n++) {
+        boolean[] stale = {false};
+        Optional<CacheEntry> fetched = fromRemote(kind, variant(key, n),
+            n < staleLocal.size() ? staleLocal.get(n) : Optional.empty(), verifier, stale);
+        if (fetched.isPresent() || !stale[0]) {
+          return fetched;
+        }
+      }
+      return Optional.empty();
     } catch (IOException e) {
       unwritable(e); // the remote's entry cannot be staged locally: a miss
       return Optional.empty();
@@ -155,8 +185,9 @@ public final class BuildCache {
     }
   }
 
+  /** @param stale set when the remote holds a sound entry of that key built against other headers */
   private Optional<CacheEntry> fromRemote(EntryKind kind, String key, Optional<CacheEntry> outdated,
-      Verifier verifier) throws IOException, InterruptedException {
+      Verifier verifier, boolean[] stale) throws IOException, InterruptedException {
     long start = System.nanoTime();
     Path staging = local.staging(kind, key);
     try (Trace.Span span = Trace.current().span("fetch " + kind.folder() + " " + key.substring(0, 12), "cache")) {
@@ -183,6 +214,7 @@ public final class BuildCache {
       }
       if (verdict.status() == Status.STALE) {
         remote.confirmed(); // a sound entry, built against other headers
+        stale[0] = true;
         return Optional.empty();
       }
       if (outdated.isPresent()) {
@@ -230,17 +262,26 @@ public final class BuildCache {
   }
 
   /**
-   * Stores a new entry locally and queues it for upload. It replaces an entry of the same key only
-   * when this build found that one outdated; otherwise an entry a concurrent build published first
-   * stays (readers may be using it). A cache that cannot be written costs a warning, never the build.
+   * Stores a new entry locally and queues it for upload. It takes the place of an entry of the same
+   * key only when this build found that one outdated (which then moves down a place:
+   * {@link #VARIANTS}); otherwise an entry a concurrent build published first stays (readers may be
+   * using it). A cache that cannot be written costs a warning, never the build.
    */
   public void store(EntryKind kind, String key, Path payload, byte[] manifest) {
     if (readOnly) {
       return;
     }
     try {
-      for (CacheEntry old : outdated) {
-        if (old.kind() == kind && old.key().equals(key)) {
+      // The variants this build found outdated move one place down, the oldest is dropped; from
+      // the last place up, so each move finds its place free.
+      for (int n = VARIANTS - 1; n >= 0; n--) {
+        for (CacheEntry old : outdated) {
+          if (old.kind() != kind || !old.key().equals(variant(key, n))) {
+            continue;
+          }
+          if (n + 1 < VARIANTS && local.publish(kind, variant(key, n + 1), old.payload(), Files.readAllBytes(old.manifest()))) {
+            local.find(kind, variant(key, n + 1)).ifPresent(stored::add);
+          }
           local.discard(old);
           outdated.remove(old);
         }

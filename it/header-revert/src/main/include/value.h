@@ -1,0 +1,1 @@
+#define REV_VALUE 1

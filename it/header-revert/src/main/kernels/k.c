@@ -1,0 +1,2 @@
+#include "value.h"
+int rev_api(void) { return REV_VALUE; }

@@ -279,10 +279,11 @@ public final class BuildCache {
           if (old.kind() != kind || !old.key().equals(variant(key, n))) {
             continue;
           }
-          if (n + 1 < VARIANTS && local.publish(kind, variant(key, n + 1), old.payload(), Files.readAllBytes(old.manifest()))) {
+          if (n + 1 < VARIANTS && local.move(old, variant(key, n + 1))) {
             local.find(kind, variant(key, n + 1)).ifPresent(stored::add);
+          } else {
+            local.discard(old);
           }
-          local.discard(old);
           outdated.remove(old);
         }
       }

@@ -136,6 +136,25 @@ public final class LocalCache implements Storage {
     }
   }
 
+  /**
+   * Puts an entry under another key by renaming its folder (no copy: archive entries can be
+   * hundreds of MB); false, and the entry gone, when that key is taken already.
+   */
+  public boolean move(CacheEntry entry, String key) throws IOException {
+    Path staging = root.resolve("tmp").resolve(entry.kind().folder() + "." + key + "." + UUID.randomUUID());
+    Files.createDirectories(staging.getParent());
+    try {
+      Files.move(entry.directory(), staging, StandardCopyOption.ATOMIC_MOVE);
+    } catch (NoSuchFileException e) {
+      return false; // gone meanwhile (evicted by a concurrent build)
+    }
+    try {
+      return adopt(staging, entry.kind(), key);
+    } finally {
+      deleteTree(staging);
+    }
+  }
+
   /** Removes an entry (e.g. one that failed validation) without readers ever seeing part of it. */
   public void discard(CacheEntry entry) throws IOException {
     Path trash = root.resolve("tmp").resolve("discarded." + UUID.randomUUID());

@@ -11,6 +11,9 @@ assert wheel.name == 'answer-1.2.0.dev0-py3-none-manylinux_2_31_x86_64.whl'
 def log = check.invocations(basedir)[0]
 assert log.contains('[INFO] Wheel: answer-1.2.0.dev0-py3-none-manylinux_2_31_x86_64.whl\n')
 assert log.contains("[INFO]     GLIBC_2.29: exp, log (answer/libanswer.so)\n"): 'the log names the symbols that set the tag'
+// The build's own floor, in the summary and audit.txt, says the same.
+assert log.contains('[INFO]   floor     GLIBC_2.29: exp, log\n'): log
+assert new File(basedir, 'target/kernel/audit.txt').text.contains('floor GLIBC_2.29: exp, log\n')
 
 def zip = new ZipFile(wheel)
 def names = zip.entries().collect { it.name }

@@ -5,6 +5,7 @@ import io.github.kernelarchive.elf.ElfFormatException;
 import io.github.kernelarchive.elf.ElfObject.DynamicEntry;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.ElfSymbol;
+import io.github.kernelarchive.elf.VersionFloor;
 import io.github.kernelarchive.util.AtomicFiles;
 import io.github.kernelarchive.util.Paths;
 import java.io.IOException;
@@ -37,9 +38,10 @@ public final class ExportAudit {
    * @param buildId the GNU build ID in hex, empty when the library has none
    * @param exports the exported names, sorted
    * @param versionedExports the same with their version as {@code nm -D} prints it ({@code kv_report@@KV_2.0})
+   * @param floor the newest glibc, libstdc++ and libgcc versions it needs, and what needs them
    */
   public record Report(String soname, String buildId, List<String> needed, List<String> rpaths, List<String> exports,
-      List<String> versionedExports) {}
+      List<String> versionedExports, List<VersionFloor> floor) {}
 
   private ExportAudit() {}
 
@@ -87,7 +89,7 @@ public final class ExportAudit {
         }
       }
     }
-    Report report = new Report(soname, buildId, needed, rpaths, exports, versioned);
+    Report report = new Report(soname, buildId, needed, rpaths, exports, versioned, VersionFloor.of(elf));
 
     List<String> problems = new ArrayList<>();
     if (!patterns.isEmpty()) {
@@ -205,6 +207,7 @@ public final class ExportAudit {
     }
     report.needed().forEach(n -> text.append("NEEDED ").append(n).append('\n'));
     report.rpaths().forEach(r -> text.append(r).append('\n'));
+    report.floor().forEach(f -> text.append("floor ").append(f.describe(Integer.MAX_VALUE)).append('\n'));
     text.append("exports ").append(report.exports().size()).append('\n');
     report.versionedExports().forEach(e -> text.append("  ").append(e).append('\n'));
     AtomicFiles.write(file, text.toString().getBytes(StandardCharsets.UTF_8));

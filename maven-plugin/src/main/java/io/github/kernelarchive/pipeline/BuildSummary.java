@@ -1,6 +1,7 @@
 package io.github.kernelarchive.pipeline;
 
 import io.github.kernelarchive.cache.BuildCache;
+import io.github.kernelarchive.elf.VersionFloor;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -16,9 +17,10 @@ import java.util.List;
  * @param exports dynamic symbols the library exports (after the audit)
  * @param archiveLibraries with {@code staticLink=false}, the shared library of each archive
  * @param cache what the cache tiers did; {@code null} when the cache is off
+ * @param floor the newest glibc, libstdc++ and libgcc versions the library needs; empty without a library
  */
 public record BuildSummary(int compiled, int objectsFromCache, int upToDate, int skipped, int servedByArchives,
     int archivesBuilt, int archivesFromCache, int archivesUpToDate, int batchesRun,
     Path library, boolean relinked, String linker, int exports, List<Path> archiveLibraries,
     long scanMillis, long planMillis, long compileMillis, long archiveMillis, long linkMillis,
-    BuildCache.Stats cache) {}
+    BuildCache.Stats cache, List<VersionFloor> floor) {}

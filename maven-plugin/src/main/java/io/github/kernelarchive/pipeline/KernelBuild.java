@@ -16,6 +16,9 @@ import io.github.kernelarchive.compile.CompileJob;
 import io.github.kernelarchive.compile.CompileStage;
 import io.github.kernelarchive.compile.FarmLauncher;
 import io.github.kernelarchive.compile.SlurmLauncher;
+import io.github.kernelarchive.elf.ElfFormatException;
+import io.github.kernelarchive.elf.ElfObject;
+import io.github.kernelarchive.elf.VersionFloor;
 import io.github.kernelarchive.deps.DependencyStage;
 import io.github.kernelarchive.link.LinkStage;
 import io.github.kernelarchive.link.SharedLibraryLinker;
@@ -29,6 +32,7 @@ import io.github.kernelarchive.util.AtomicFiles;
 import io.github.kernelarchive.util.ContentHashes;
 import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -159,7 +163,7 @@ public final class KernelBuild {
         library == null ? null : library.linker(), linked.audit() == null ? 0 : linked.audit().exports().size(),
         linked.archiveLibraries(),
         scanned.millis(), compiled.planMillis() + plan.millis(), compiled.compileMillis(), archived.millis(),
-        linked.millis(), plan.cache() == null ? null : plan.cache().stats());
+        linked.millis(), plan.cache() == null ? null : plan.cache().stats(), floor(library, linked.audit()));
     logSummary(summary);
     return summary;
   }
@@ -432,6 +436,22 @@ public final class KernelBuild {
     log.info("Archive " + outcome.name() + ": " + outcome.members() + " members (" + what + ")");
   }
 
+  /** The library's version floor: the audit's when it ran, else read from the library (an up-to-date link). */
+  private static List<VersionFloor> floor(SharedLibraryLinker.Result library, ExportAudit.Report audit)
+      throws IOException {
+    if (library == null) {
+      return List.of();
+    }
+    if (audit != null) {
+      return audit.floor();
+    }
+    try (FileChannel channel = FileChannel.open(library.library())) {
+      return VersionFloor.of(ElfObject.parse(channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size())));
+    } catch (ElfFormatException e) {
+      throw new IOException(library.library() + " is not a valid shared library: " + e.getMessage(), e);
+    }
+  }
+
   private void logSummary(BuildSummary s) {
     log.info("------------------------------------------------------------------------");
     log.info("Kernel Archive summary");
@@ -442,6 +462,9 @@ public final class KernelBuild {
     log.info("  library   " + (s.library() == null ? "none" : s.library()
         + (s.relinked() ? " (linked with " + s.linker() + ")" : " (up to date)")
         + ", " + s.exports() + " exported symbols (audit.txt)"));
+    if (!s.floor().isEmpty()) {
+      log.info("  floor     " + String.join("; ", s.floor().stream().map(f -> f.describe(3)).toList()));
+    }
     if (s.cache() != null) {
       BuildCache.Stats c = s.cache();
       log.info(String.format("  cache     %d local hits (%.1f MB)", c.localHits(), c.localBytes() / 1e6)

@@ -3,8 +3,8 @@ package io.github.kernelarchive.wheel;
 import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.ElfObject.VersionNeed;
+import io.github.kernelarchive.elf.VersionFloor;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -124,22 +124,8 @@ public final class PlatformTag {
   private static Map<String, Requirement> highest(Map<String, Map<String, Map<String, List<String>>>> required) {
     Map<String, Requirement> highest = new LinkedHashMap<>();
     required.forEach((family, versions) -> versions.entrySet().stream()
-        .max(Map.Entry.comparingByKey(VERSION_ORDER))
+        .max(Map.Entry.comparingByKey(VersionFloor.VERSION_ORDER))
         .ifPresent(e -> highest.put(family, new Requirement(family, e.getKey(), e.getValue()))));
     return highest;
   }
-
-  /** Dotted versions compared number by number ({@code 2.9 < 2.17}); other parts as text. */
-  static final Comparator<String> VERSION_ORDER = (a, b) -> {
-    String[] x = a.split("\\.");
-    String[] y = b.split("\\.");
-    for (int i = 0; i < Math.min(x.length, y.length); i++) {
-      int c = x[i].matches("\\d{1,9}") && y[i].matches("\\d{1,9}")
-          ? Integer.compare(Integer.parseInt(x[i]), Integer.parseInt(y[i])) : x[i].compareTo(y[i]);
-      if (c != 0) {
-        return c;
-      }
-    }
-    return Integer.compare(x.length, y.length);
-  };
 }

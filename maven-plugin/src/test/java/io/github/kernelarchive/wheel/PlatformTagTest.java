@@ -81,11 +81,4 @@ class PlatformTagTest {
     assertTrue(e.getMessage().contains("<wheel><dependencies><dependency><library>libkrt.so.2</library>"), e.getMessage());
     assertEquals("manylinux_2_5", PlatformTag.compute(files, Set.of("libkrt.so.2"), ARCH, null).policy().name());
   }
-
-  @Test
-  void versionsCompareNumberByNumber() {
-    assertTrue(PlatformTag.VERSION_ORDER.compare("2.9", "2.17") < 0);
-    assertTrue(PlatformTag.VERSION_ORDER.compare("3.4.29", "3.4.3") > 0);
-    assertTrue(PlatformTag.VERSION_ORDER.compare("2.2.5", "2.2") > 0);
-  }
 }

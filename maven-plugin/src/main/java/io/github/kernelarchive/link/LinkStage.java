@@ -6,6 +6,9 @@ import io.github.kernelarchive.common.BuildLog;
 import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.compile.GpuArchitectures;
 import io.github.kernelarchive.deps.StubRequest;
+import io.github.kernelarchive.elf.ElfObject;
+import io.github.kernelarchive.glibc.GlibcFloor;
+import io.github.kernelarchive.glibc.RedirectPlan;
 import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.stub.StubStage;
 import io.github.kernelarchive.toolchain.CudaLibraries;
@@ -102,26 +105,54 @@ public final class LinkStage {
       linkFlags.addAll(List.of("-ldl", "-lpthread"));
     }
     SharedLibraryLinker linker = new SharedLibraryLinker(toolchain.compiler(Language.CXX).orElseThrow(),
-        toolchain.linker(), toolchain.runner(), outputDirectory, hashes);
+        toolchain.linker(), toolchain.runner(), outputDirectory, hashes, glibcFloor(settings), settings.staticRuntime());
     if (settings.privateArchives()) {
       List<LinkRequest.Archive> archives = inputs.archives().stream()
           .map(a -> new LinkRequest.Archive(a.file(), a.sha256(), a.definitions())).toList();
       try (Trace.Span span = Trace.current().span("link lib" + libraryName + ".so", "link")) {
-        return new Result(linker.link(new LinkRequest(libraryName, hostObjects, archives, true,
-            inputs.sharedLibraries(), settings.exports(), settings.symbolVersion(), linkFlags, cudaLibraries), check),
+        return new Result(logged(linker.link(new LinkRequest(libraryName, hostObjects, archives, true,
+            inputs.sharedLibraries(), settings.exports(), settings.symbolVersion(), linkFlags, cudaLibraries), check)),
             List.of());
       }
     }
     List<Path> archiveLibraries = new ArrayList<>();
     for (Archive archive : inputs.archives()) {
       LinkRequest.Archive whole = new LinkRequest.Archive(archive.file(), archive.sha256());
-      archiveLibraries.add(linker.link(new LinkRequest(archive.name(), List.of(), List.of(whole), false, List.of(),
-          List.of(), null, linkFlags, cudaLibraries)).library());
+      archiveLibraries.add(logged(linker.link(new LinkRequest(archive.name(), List.of(), List.of(whole), false,
+          List.of(), List.of(), null, linkFlags, cudaLibraries))).library());
     }
     List<Path> needed = new ArrayList<>(inputs.sharedLibraries());
     needed.addAll(archiveLibraries);
-    return new Result(linker.link(new LinkRequest(libraryName, hostObjects, List.of(), false, needed,
-        settings.exports(), null, linkFlags, cudaLibraries), check), archiveLibraries);
+    return new Result(logged(linker.link(new LinkRequest(libraryName, hostObjects, List.of(), false, needed,
+        settings.exports(), null, linkFlags, cudaLibraries), check)), archiveLibraries);
+  }
+
+  /** With {@code kernel.glibc}: what binds the library's glibc imports to that release. */
+  private GlibcFloor glibcFloor(LinkSettings settings) throws BuildFailureException, ToolchainException {
+    if (settings.glibc() == null) {
+      return null;
+    }
+    if (ElfObject.hostMachine() != ElfObject.EM_X86_64) {
+      throw new BuildFailureException("kernel.glibc=" + settings.glibc().version() + " is supported on x86_64 build"
+          + " hosts only; this one is " + ElfObject.machineName(ElfObject.hostMachine()) + ". Remove kernel.glibc, or"
+          + " build in a container of the oldest system to support.");
+    }
+    Tool cc = toolchain.compiler(Language.C).orElseThrow(() -> new ToolchainException(
+        "kernel.glibc needs a C compiler for its redirects; none was found. Install gcc or set <cc>."));
+    return new GlibcFloor(settings.glibc(), cc, toolchain.runner(), outputDirectory.resolve("link"));
+  }
+
+  /** One line on what was redirected to meet {@code kernel.glibc}, when the library was relinked for it. */
+  private SharedLibraryLinker.Result logged(SharedLibraryLinker.Result result) {
+    RedirectPlan plan = result.glibc();
+    if (plan != null) {
+      String file = result.library().getFileName().toString();
+      log.info(file + " for glibc: " + plan.redirects().size() + " import(s) bound to older versions"
+          + (plan.replaced().isEmpty() ? "" : ", defined privately: " + String.join(", ", plan.replaced()))
+          + (plan.needed().isEmpty() ? "" : ", NEEDED added: " + String.join(", ", plan.needed()))
+          + " (link/" + file + ".glibc.c)");
+    }
+    return result;
   }
 
   /**

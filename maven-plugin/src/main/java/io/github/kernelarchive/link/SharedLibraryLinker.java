@@ -5,6 +5,8 @@ import io.github.kernelarchive.audit.DuplicateDefinitions;
 import io.github.kernelarchive.audit.SystemHeaderSymbols;
 import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.common.ToolchainException;
+import io.github.kernelarchive.glibc.GlibcFloor;
+import io.github.kernelarchive.glibc.RedirectPlan;
 import io.github.kernelarchive.toolchain.Linker;
 import io.github.kernelarchive.toolchain.ProcessResult;
 import io.github.kernelarchive.toolchain.ProcessRunner;
@@ -22,9 +24,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Links objects into {@code lib<name>.so} with the C++ driver, through a response file. Relinks
@@ -34,8 +39,16 @@ import java.util.Set;
  */
 public final class SharedLibraryLinker {
   private static final String KEY_FORMAT = "kernel-archive link key 3";
+  /** A line of {@code --trace-symbol}, in the words of ld.bfd, gold, lld and mold alike. */
+  private static final Pattern REFERENCE =
+      Pattern.compile("([^:\\n]+): reference to (\\S+)\\s*$", Pattern.MULTILINE);
 
-  public record Result(Path library, boolean relinked, String linker) {}
+  /** @param glibc what was changed to meet {@code kernel.glibc}; null when it is not set or nothing was relinked */
+  public record Result(Path library, boolean relinked, String linker, RedirectPlan glibc) {
+    public Result(Path library, boolean relinked, String linker) {
+      this(library, relinked, linker, null);
+    }
+  }
 
   /**
    * A check of the written library (the export audit) before consumers can pick it up under its
@@ -52,6 +65,8 @@ public final class SharedLibraryLinker {
   private final ProcessRunner runner;
   private final Path outputDirectory;
   private final ContentHashes hashes;
+  private final GlibcFloor glibc;
+  private final boolean staticRuntime;
 
   /**
    * @param driver the C++ compiler, which runs the linker with the right start files and runtime
@@ -59,11 +74,22 @@ public final class SharedLibraryLinker {
    */
   public SharedLibraryLinker(Tool driver, Linker linker, ProcessRunner runner, Path outputDirectory,
       ContentHashes hashes) {
+    this(driver, linker, runner, outputDirectory, hashes, null, false);
+  }
+
+  /**
+   * @param glibc the older glibc the libraries must load on; null: the build host's
+   * @param staticRuntime link libstdc++ and libgcc statically, their symbols hidden
+   */
+  public SharedLibraryLinker(Tool driver, Linker linker, ProcessRunner runner, Path outputDirectory,
+      ContentHashes hashes, GlibcFloor glibc, boolean staticRuntime) {
     this.driver = driver;
     this.linker = linker;
     this.runner = runner;
     this.outputDirectory = outputDirectory;
     this.hashes = hashes;
+    this.glibc = glibc;
+    this.staticRuntime = staticRuntime;
   }
 
   public Result link(LinkRequest request) throws IOException, BuildFailureException, ToolchainException {
@@ -79,6 +105,11 @@ public final class SharedLibraryLinker {
 
     List<String> arguments = new ArrayList<>(linker.driverFlags());
     arguments.addAll(List.of("-shared", "-Wl,-soname," + fileName));
+    if (staticRuntime) {
+      // Neither runtime's symbols are exported (--exclude-libs below): exceptions and the C++
+      // library stay inside, and the library needs no GLIBCXX_ or CXXABI_ version of the system.
+      arguments.addAll(List.of("-static-libstdc++", "-static-libgcc"));
+    }
     if (request.privateArchives()) {
       // The library's calls to its own exported functions bind to its own definitions at link
       // time, so a second copy of the same API loaded earlier cannot take them over. Functions
@@ -104,6 +135,9 @@ public final class SharedLibraryLinker {
       if (request.privateArchives()) {
         arguments.add("-Wl,--exclude-libs,ALL");
       }
+    }
+    if (staticRuntime && !arguments.contains("-Wl,--exclude-libs,ALL")) {
+      arguments.add("-Wl,--exclude-libs,ALL");
     }
     if (!request.sharedLibraries().isEmpty()) {
       // By file name (-l:), recorded as their SONAME, found next to this library at run time.
@@ -143,18 +177,21 @@ public final class SharedLibraryLinker {
           known);
     }
     Path temporary = AtomicFiles.temporarySibling(library);
+    RedirectPlan redirected = null;
     try {
-      List<String> withOutput = new ArrayList<>(arguments);
-      withOutput.addAll(List.of("-o", temporary.toString()));
-      String rsp = ResponseFile.write(linkDirectory.resolve(fileName + ".rsp"), withOutput);
-      ProcessResult result;
-      try (Trace.Span span = Trace.current().span(linker.name() + " " + fileName, "link")) {
-        result = runner.run(List.of(driver.command(), rsp), outputDirectory);
-      }
-      if (!result.succeeded()) {
-        throw new BuildFailureException("Linking " + fileName + " (with " + linker.name() + ") failed:\n"
-            + result.output().strip()
-            + "\nThe full command is in " + linkDirectory.resolve(fileName + ".rsp") + ".");
+      run(arguments, temporary, linkDirectory, fileName);
+      if (glibc != null) {
+        GlibcFloor.Redirection redirection = glibc.redirect(temporary, fileName,
+            symbols -> referrers(arguments, symbols, linkDirectory, fileName));
+        if (!redirection.linkArguments().isEmpty()) {
+          List<String> again = new ArrayList<>(arguments);
+          again.addAll(userFlags, redirection.linkArguments());
+          try (Trace.Span span = Trace.current().span("glibc redirects " + fileName, "link")) {
+            run(again, temporary, linkDirectory, fileName);
+          }
+          redirected = redirection.plan();
+        }
+        glibc.verify(temporary, fileName);
       }
       verifyOrWithdraw(check, temporary, library, keyFile);
       AtomicFiles.publish(temporary, library);
@@ -162,7 +199,48 @@ public final class SharedLibraryLinker {
       Files.deleteIfExists(temporary);
     }
     KeyFile.record(keyFile, key);
-    return new Result(library, true, linker.name());
+    return new Result(library, true, linker.name(), redirected);
+  }
+
+  /** One run of the linker, writing {@code output}, through the response file kept for the user. */
+  private void run(List<String> arguments, Path output, Path linkDirectory, String fileName)
+      throws IOException, ToolchainException, BuildFailureException {
+    List<String> withOutput = new ArrayList<>(arguments);
+    withOutput.addAll(List.of("-o", output.toString()));
+    String rsp = ResponseFile.write(linkDirectory.resolve(fileName + ".rsp"), withOutput);
+    ProcessResult result;
+    try (Trace.Span span = Trace.current().span(linker.name() + " " + fileName, "link")) {
+      result = runner.run(List.of(driver.command(), rsp), outputDirectory);
+    }
+    if (!result.succeeded()) {
+      throw new BuildFailureException("Linking " + fileName + " (with " + linker.name() + ") failed:\n"
+          + result.output().strip()
+          + "\nThe full command is in " + linkDirectory.resolve(fileName + ".rsp") + ".");
+    }
+  }
+
+  /**
+   * The input files that reference {@code symbols}, as the linker's {@code --trace-symbol} reports
+   * them (archive members as {@code libx.a(member.o)}): a link into a scratch file, for an error message.
+   */
+  private List<String> referrers(List<String> arguments, List<String> symbols, Path linkDirectory, String fileName)
+      throws IOException, ToolchainException {
+    List<String> traced = new ArrayList<>(arguments);
+    symbols.forEach(s -> traced.add("-Wl,--trace-symbol=" + s));
+    Path scratch = AtomicFiles.temporarySibling(linkDirectory.resolve(fileName));
+    try {
+      traced.addAll(List.of("-o", scratch.toString()));
+      String rsp = ResponseFile.write(linkDirectory.resolve(fileName + ".trace.rsp"), traced);
+      ProcessResult result = runner.run(List.of(driver.command(), rsp), outputDirectory);
+      Set<String> found = new LinkedHashSet<>();
+      Matcher line = REFERENCE.matcher(result.output());
+      while (line.find()) {
+        found.add(line.group(1).strip() + " (" + line.group(2) + ")");
+      }
+      return List.copyOf(found);
+    } finally {
+      Files.deleteIfExists(scratch);
+    }
   }
 
   /** Runs the check; when it fails, removes the library an earlier build published, and its key. */
@@ -218,6 +296,7 @@ public final class SharedLibraryLinker {
     arguments.forEach(a -> parts.add(a.replace(output, "${output}")));
     parts.addAll(request.exports());
     parts.add(String.valueOf(request.symbolVersion()));
+    parts.add(glibc == null ? "host glibc" : glibc.target().version());
     for (Path object : request.objects()) {
       parts.add(hashes.of(object).orElseThrow(() -> new IOException("cannot read " + object)));
     }

@@ -1,0 +1,144 @@
+package io.github.kernelarchive.glibc;
+
+import io.github.kernelarchive.common.BuildFailureException;
+import io.github.kernelarchive.common.ToolchainException;
+import io.github.kernelarchive.elf.ElfFormatException;
+import io.github.kernelarchive.elf.ElfObject;
+import io.github.kernelarchive.elf.VersionFloor;
+import io.github.kernelarchive.toolchain.ProcessResult;
+import io.github.kernelarchive.toolchain.ProcessRunner;
+import io.github.kernelarchive.toolchain.Tool;
+import io.github.kernelarchive.util.AtomicFiles;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Makes a linked file load on an older glibc ({@code kernel.glibc}): reads what it imports,
+ * compiles the redirects and replacements it needs ({@link RedirectPlan}, {@link RedirectSource})
+ * for the linker to link again with, and checks the result. Works on any build host, whatever
+ * its own glibc, because the host's libraries still define every old version.
+ */
+public final class GlibcFloor {
+  /**
+   * @param linkArguments what the link adds: the redirect object, then the stand-ins of former libraries
+   * @param plan what was redirected, replaced and added
+   */
+  public record Redirection(List<String> linkArguments, RedirectPlan plan) {}
+
+  /** Which input files reference a symbol: asked only to word an error. */
+  @FunctionalInterface
+  public interface Referrers {
+    List<String> of(List<String> symbols) throws IOException, ToolchainException;
+  }
+
+  private final GlibcTarget target;
+  private final Tool cCompiler;
+  private final ProcessRunner runner;
+  private final Path workDirectory;
+  private final MovedSymbols moved = MovedSymbols.load();
+  private HostGlibc host;
+
+  /** @param workDirectory where the redirect sources and objects are written */
+  public GlibcFloor(GlibcTarget target, Tool cCompiler, ProcessRunner runner, Path workDirectory) {
+    this.target = target;
+    this.cCompiler = cCompiler;
+    this.runner = runner;
+    this.workDirectory = workDirectory;
+  }
+
+  public GlibcTarget target() {
+    return target;
+  }
+
+  /**
+   * What {@code linked} needs to be linked again with; no arguments when it already loads on the target.
+   *
+   * @param name the file's published name, for paths and messages
+   * @throws BuildFailureException when an import has no version at the target and no replacement
+   */
+  public Redirection redirect(Path linked, String name, Referrers referrers)
+      throws IOException, ToolchainException, BuildFailureException {
+    Files.createDirectories(workDirectory);
+    if (host == null) {
+      host = HostGlibc.of(cCompiler, runner, workDirectory);
+    }
+    RedirectPlan plan = RedirectPlan.of(read(linked), target, host, moved);
+    if (!plan.unmet().isEmpty()) {
+      List<String> symbols = plan.unmet().stream().map(u -> u.substring(0, u.indexOf(' '))).toList();
+      List<String> from = referrers.of(symbols);
+      throw new BuildFailureException(name + " cannot load on " + target + ": " + String.join(", ", plan.unmet())
+          + (plan.unmet().size() == 1 ? " has" : " have") + " no version at or below " + target.version()
+          + (from.isEmpty() ? "" : ", referenced by " + String.join(", ", from)) + ". Call an interface that "
+          + target + " has, or raise kernel.glibc to the release that added it.");
+    }
+    if (plan.changesNothing()) {
+      return new Redirection(List.of(), plan);
+    }
+    Path source = workDirectory.resolve(name + ".glibc.c");
+    Path object = workDirectory.resolve(name + ".glibc.o");
+    AtomicFiles.write(source, RedirectSource.of(plan, target, host).getBytes(StandardCharsets.UTF_8));
+    compile(List.of("-O2", "-fPIC", "-fno-stack-protector", "-c", source.toString()), object);
+    List<String> arguments = new ArrayList<>(List.of(object.toString()));
+    for (String library : plan.needed()) {
+      // Before libc on the line (the driver adds -lc last), so the linker binds to the stand-in.
+      arguments.add(stub(library, plan.redirects().stream().filter(r -> r.from().equals(library)).toList(), name)
+          .toString());
+    }
+    return new Redirection(arguments, plan);
+  }
+
+  /** Links the {@link FormerLibraryStub} of {@code library}: {@code <work>/<name>.stubs/libpthread.so.0}. */
+  private Path stub(String library, List<RedirectPlan.Redirect> redirects, String name)
+      throws IOException, ToolchainException {
+    Path directory = workDirectory.resolve(name + ".stubs");
+    Files.createDirectories(directory);
+    Path source = directory.resolve(library + ".s");
+    Path script = directory.resolve(library + ".map");
+    AtomicFiles.write(source, FormerLibraryStub.assembly(redirects).getBytes(StandardCharsets.UTF_8));
+    AtomicFiles.write(script, FormerLibraryStub.versionScript(redirects).getBytes(StandardCharsets.UTF_8));
+    Path stub = directory.resolve(library);
+    compile(List.of("-shared", "-nostdlib", "-Wl,-soname," + library, "-Wl,--version-script=" + script,
+        source.toString()), stub);
+    return stub;
+  }
+
+  /** Runs the C compiler into a temporary file, renamed to {@code output} once it succeeded. */
+  private void compile(List<String> arguments, Path output) throws IOException, ToolchainException {
+    Path temporary = AtomicFiles.temporarySibling(output);
+    try {
+      List<String> command = new ArrayList<>(List.of(cCompiler.command()));
+      command.addAll(arguments);
+      command.addAll(List.of("-o", temporary.toString()));
+      ProcessResult result = runner.run(command, workDirectory);
+      if (!result.succeeded()) {
+        throw new ToolchainException("Building " + output + " for kernel.glibc failed:\n" + result.output().strip());
+      }
+      AtomicFiles.publish(temporary, output);
+    } finally {
+      Files.deleteIfExists(temporary);
+    }
+  }
+
+  /** Fails when {@code linked} still needs a glibc version above the target, naming the imports. */
+  public void verify(Path linked, String name) throws IOException, BuildFailureException {
+    for (VersionFloor floor : VersionFloor.of(read(linked))) {
+      if (floor.family().equals("GLIBC") && !target.admits(floor.version())) {
+        throw new BuildFailureException(name + " still needs " + floor.describe(8) + " after its redirects to "
+            + target + ". Report this with the symbols named; meanwhile raise kernel.glibc to " + floor.version() + ".");
+      }
+    }
+  }
+
+  private static ElfObject read(Path file) throws IOException {
+    try {
+      return ElfObject.parse(ByteBuffer.wrap(Files.readAllBytes(file)));
+    } catch (ElfFormatException e) {
+      throw new IOException(file + " is not a readable ELF file: " + e.getMessage(), e);
+    }
+  }
+}

@@ -30,6 +30,12 @@ public final class GlibcFloor {
    */
   public record Redirection(List<String> linkArguments, RedirectPlan plan) {}
 
+  /** Links the file again with {@code extraArguments} (the redirect object and stand-ins) added. */
+  @FunctionalInterface
+  public interface Relink {
+    void link(List<String> extraArguments) throws IOException, ToolchainException, BuildFailureException;
+  }
+
   /** Which input files reference a symbol: asked only to word an error. */
   @FunctionalInterface
   public interface Referrers {
@@ -56,6 +62,28 @@ public final class GlibcFloor {
   }
 
   /**
+   * Makes {@code linked} load on the target: plans its redirects, links it again through
+   * {@code relink}, and plans again on the result, since what a replacement calls may need
+   * redirects of its own; then {@link #verify verifies} it.
+   *
+   * @return what was done; null when the file needed nothing
+   */
+  public RedirectPlan hold(Path linked, String name, Relink relink, Referrers referrers)
+      throws IOException, ToolchainException, BuildFailureException {
+    RedirectPlan applied = null;
+    for (int round = 0; round < 4; round++) {
+      Redirection next = redirect(linked, name, referrers, applied);
+      if (next.linkArguments().isEmpty()) {
+        break;
+      }
+      relink.link(next.linkArguments());
+      applied = next.plan();
+    }
+    verify(linked, name);
+    return applied;
+  }
+
+  /**
    * What {@code linked} needs to be linked again with; no arguments when it already loads on the target.
    *
    * @param name the file's published name, for paths and messages
@@ -63,22 +91,29 @@ public final class GlibcFloor {
    */
   public Redirection redirect(Path linked, String name, Referrers referrers)
       throws IOException, ToolchainException, BuildFailureException {
+    return redirect(linked, name, referrers, null);
+  }
+
+  /** @param earlier what the file was linked with already (its imports then no longer show it), or null */
+  private Redirection redirect(Path linked, String name, Referrers referrers, RedirectPlan earlier)
+      throws IOException, ToolchainException, BuildFailureException {
     Files.createDirectories(workDirectory);
     if (host == null) {
       host = HostGlibc.of(cCompiler, runner, workDirectory);
     }
-    RedirectPlan plan = RedirectPlan.of(read(linked), target, host, moved);
-    if (!plan.unmet().isEmpty()) {
-      List<String> symbols = plan.unmet().stream().map(u -> u.substring(0, u.indexOf(' '))).toList();
+    RedirectPlan found = RedirectPlan.of(read(linked), target, host, moved);
+    if (!found.unmet().isEmpty()) {
+      List<String> symbols = found.unmet().stream().map(u -> u.substring(0, u.indexOf(' '))).toList();
       List<String> from = referrers.of(symbols);
-      throw new BuildFailureException(name + " cannot load on " + target + ": " + String.join(", ", plan.unmet())
-          + (plan.unmet().size() == 1 ? " has" : " have") + " no version at or below " + target.version()
+      throw new BuildFailureException(name + " cannot load on " + target + ": " + String.join(", ", found.unmet())
+          + (found.unmet().size() == 1 ? " has" : " have") + " no version at or below " + target.version()
           + (from.isEmpty() ? "" : ", referenced by " + String.join(", ", from)) + ". Call an interface that "
           + target + " has, or raise kernel.glibc to the release that added it.");
     }
-    if (plan.changesNothing()) {
-      return new Redirection(List.of(), plan);
+    if (found.changesNothing()) {
+      return new Redirection(List.of(), found);
     }
+    RedirectPlan plan = earlier == null ? found : earlier.plus(found);
     Path source = workDirectory.resolve(name + ".glibc.c");
     Path object = workDirectory.resolve(name + ".glibc.o");
     AtomicFiles.write(source, RedirectSource.of(plan, target, host).getBytes(StandardCharsets.UTF_8));

@@ -32,6 +32,21 @@ public record RedirectPlan(List<Redirect> redirects, Set<String> replaced, Set<S
     unmet = List.copyOf(unmet);
   }
 
+  /** This plan and the redirects, replacements and libraries {@code more} adds (a later round's). */
+  public RedirectPlan plus(RedirectPlan more) {
+    List<Redirect> all = new ArrayList<>(redirects);
+    Set<String> known = new TreeSet<>();
+    redirects.forEach(r -> known.add(r.symbol()));
+    more.redirects().stream().filter(r -> known.add(r.symbol())).forEach(all::add);
+    Set<String> allReplaced = new TreeSet<>(replaced);
+    allReplaced.addAll(more.replaced());
+    Set<String> allNeeded = new TreeSet<>(needed);
+    allNeeded.addAll(more.needed());
+    List<String> allUnmet = new ArrayList<>(unmet);
+    allUnmet.addAll(more.unmet());
+    return new RedirectPlan(all, allReplaced, allNeeded, allUnmet);
+  }
+
   public boolean changesNothing() {
     return redirects.isEmpty() && replaced.isEmpty() && needed.isEmpty();
   }

@@ -21,6 +21,9 @@ import java.util.function.BiPredicate;
  *   <li>{@code fcntl64} (2.28): on x86_64 the same call as {@code fcntl};</li>
  *   <li>{@code getentropy} (2.25), {@code arc4random} and its family (2.36, from libstdc++'s
  *       {@code std::random_device}): the {@code getrandom} system call, else {@code /dev/urandom};</li>
+ *   <li>{@code __cxa_thread_atexit_impl} (2.18, destructors of {@code thread_local} objects): a
+ *       pthread key's destructor per thread, and at exit for the exiting thread, as libstdc++ did
+ *       without it; unlike glibc's it does not keep a library loaded until they ran;</li>
  *   <li>{@code __libc_single_threaded} (2.32, read by libstdc++'s inline reference counts): 0, "threads
  *       may exist", which only keeps the atomic instructions on;</li>
  *   <li>{@code _dl_find_object} (2.35, libgcc's unwinder): found through {@code dl_iterate_phdr},
@@ -28,7 +31,9 @@ import java.util.function.BiPredicate;
  *   <li>{@code __libc_start_main} (2.34, executables only): the old entry point, given the
  *       constructor runner that {@code __libc_csu_init} was before 2.34.</li>
  * </ul>
- * Anything else without an old version fails the build ({@link RedirectPlan}).
+ * What a replacement itself calls is redirected like any other import ({@link GlibcFloor} plans
+ * again on the relinked file). Anything else without an old version fails the build
+ * ({@link RedirectPlan}).
  */
 final class Replacements {
   /**
@@ -127,6 +132,50 @@ final class Replacements {
           return value % bound;
         }
         """, List.of("entropy"), Map.of()));
+    BY_SYMBOL.put("__cxa_thread_atexit_impl", new Replacement("""
+        /* Destructors of thread_local objects, run when their thread ends (a pthread key's destructor)
+           or, for the thread that calls exit, at exit: libstdc++'s own fallback before glibc 2.18. */
+        struct ka_glibc_dtor { void (*run)(void *); void *object; struct ka_glibc_dtor *next; };
+        extern int pthread_once(int *, void (*)(void));
+        extern int pthread_key_create(unsigned int *, void (*)(void *));
+        extern void *pthread_getspecific(unsigned int);
+        extern int pthread_setspecific(unsigned int, const void *);
+        extern void *malloc(unsigned long);
+        extern void free(void *);
+        extern int __cxa_atexit(void (*)(void *), void *, void *);
+        extern void *__dso_handle __attribute__((visibility("hidden")));
+        static unsigned int ka_glibc_dtor_key;
+        static int ka_glibc_dtor_once;
+        static void ka_glibc_run_dtors(void *head) {
+          for (struct ka_glibc_dtor *d = head; d != 0;) {
+            struct ka_glibc_dtor *next = d->next;
+            d->run(d->object);
+            free(d);
+            d = next;
+          }
+        }
+        static void ka_glibc_run_dtors_at_exit(void *unused) {
+          (void) unused;
+          void *head = pthread_getspecific(ka_glibc_dtor_key);
+          pthread_setspecific(ka_glibc_dtor_key, 0);
+          ka_glibc_run_dtors(head);
+        }
+        static void ka_glibc_make_dtor_key(void) {
+          pthread_key_create(&ka_glibc_dtor_key, ka_glibc_run_dtors);
+          __cxa_atexit(ka_glibc_run_dtors_at_exit, 0, &__dso_handle);
+        }
+        KA_HIDDEN int __cxa_thread_atexit_impl(void (*run)(void *), void *object, void *dso) {
+          (void) dso;
+          pthread_once(&ka_glibc_dtor_once, ka_glibc_make_dtor_key);
+          struct ka_glibc_dtor *d = malloc(sizeof *d);
+          if (d == 0) return -1;
+          d->run = run;
+          d->object = object;
+          d->next = pthread_getspecific(ka_glibc_dtor_key);
+          pthread_setspecific(ka_glibc_dtor_key, d);
+          return 0;
+        }
+        """, List.of(), Map.of()));
     BY_SYMBOL.put("__libc_single_threaded", new Replacement("""
         KA_HIDDEN char __libc_single_threaded = 0;
         """, List.of(), Map.of()));

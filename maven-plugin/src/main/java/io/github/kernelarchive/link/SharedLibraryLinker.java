@@ -181,17 +181,13 @@ public final class SharedLibraryLinker {
     try {
       run(arguments, temporary, linkDirectory, fileName);
       if (glibc != null) {
-        GlibcFloor.Redirection redirection = glibc.redirect(temporary, fileName,
-            symbols -> referrers(arguments, symbols, linkDirectory, fileName));
-        if (!redirection.linkArguments().isEmpty()) {
+        redirected = glibc.hold(temporary, fileName, extra -> {
           List<String> again = new ArrayList<>(arguments);
-          again.addAll(userFlags, redirection.linkArguments());
+          again.addAll(userFlags, extra);
           try (Trace.Span span = Trace.current().span("glibc redirects " + fileName, "link")) {
             run(again, temporary, linkDirectory, fileName);
           }
-          redirected = redirection.plan();
-        }
-        glibc.verify(temporary, fileName);
+        }, symbols -> referrers(arguments, symbols, linkDirectory, fileName));
       }
       verifyOrWithdraw(check, temporary, library, keyFile);
       AtomicFiles.publish(temporary, library);

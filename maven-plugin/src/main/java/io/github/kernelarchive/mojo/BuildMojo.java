@@ -9,6 +9,7 @@ import io.github.kernelarchive.compile.CompileOptions;
 import io.github.kernelarchive.deps.DependencySettings;
 import io.github.kernelarchive.deps.NativeDependency;
 import io.github.kernelarchive.link.CudaRuntime;
+import io.github.kernelarchive.glibc.GlibcTarget;
 import io.github.kernelarchive.link.LinkSettings;
 import io.github.kernelarchive.link.SymbolVersion;
 import io.github.kernelarchive.pipeline.BuildSummary;
@@ -170,6 +171,22 @@ public class BuildMojo extends KernelMojo {
    */
   @Parameter(property = "kernel.symbolVersion")
   private String symbolVersion;
+
+  /**
+   * The oldest glibc the library must load on, e.g. {@code 2.17} (RHEL 7, manylinux2014) or
+   * {@code 2.28} (RHEL 8): every glibc symbol it needs is bound to the version of that release,
+   * from any build host (docs/glibc.md). Unset: whatever the build host's glibc gives.
+   */
+  @Parameter(property = "kernel.glibc")
+  private String glibc;
+
+  /**
+   * Link libstdc++ and libgcc statically and privately: the library then needs no GLIBCXX_ or
+   * CXXABI_ version of the system, and exports nothing of them. Default: on when {@code kernel.glibc}
+   * is set (an older system has an older libstdc++ too), off otherwise.
+   */
+  @Parameter(property = "kernel.staticRuntime")
+  private Boolean staticRuntime;
 
   /**
    * {@code <type>kernel</type>} dependencies to link as their shared library ({@code groupId:artifactId}
@@ -351,6 +368,17 @@ public class BuildMojo extends KernelMojo {
     LinkSettings link = new LinkSettings(allExports, linkFlags, staticLink,
         Choice.of(CudaRuntime.class, cudaRuntime, "kernel.cuda.runtime"),
         symbolVersion != null ? symbolVersion : SymbolVersion.defaultFor(library, project.getVersion()));
+    if (glibc != null && !glibc.isBlank()) {
+      GlibcTarget target;
+      try {
+        target = GlibcTarget.parse(glibc, "kernel.glibc");
+      } catch (IllegalArgumentException e) {
+        throw new MojoFailureException(e.getMessage(), e);
+      }
+      link = link.forTarget(target, staticRuntime == null || staticRuntime);
+    } else if (Boolean.TRUE.equals(staticRuntime)) {
+      link = link.forTarget(null, true);
+    }
     return new KernelBuildRequest(new KernelBuildRequest.Project(basedir, outputDirectory.toPath(), library,
         platform()),
         new Sources(sets, archiveSets.objects(), archiveSets.names()), options, toolchain, parallelism(), cache(),

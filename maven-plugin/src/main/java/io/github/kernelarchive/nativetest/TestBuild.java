@@ -7,6 +7,8 @@ import io.github.kernelarchive.common.BuildLog;
 import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.compile.CompileOptions;
 import io.github.kernelarchive.compile.CompileStage;
+import io.github.kernelarchive.glibc.GlibcFloor;
+import io.github.kernelarchive.link.LinkSettings;
 import io.github.kernelarchive.nativetest.TestResult.Outcome;
 import io.github.kernelarchive.pipeline.KernelBuildRequest;
 import io.github.kernelarchive.scan.Language;
@@ -148,8 +150,16 @@ final class TestBuild {
     }
     flags.addAll(settings.linkFlags());
     flags.addAll(library.link().linkFlags());
+    LinkSettings link = library.link();
+    if (link.staticRuntime()) {
+      flags.addAll(List.of("-static-libstdc++", "-static-libgcc"));
+    }
+    // Held to the library's glibc too: the tests then call what the library's users get.
+    GlibcFloor glibc = link.glibc() == null ? null : new GlibcFloor(link.glibc(),
+        toolchain.compiler(Language.C).orElseThrow(() -> new ToolchainException("kernel.glibc needs a C compiler")),
+        toolchain.runner(), libraryOutput.resolve("test/link"));
     return new TestLinker.Setup(libraryOutput.resolve("lib" + library.project().libraryName() + ".so"), archives,
-        settings.whiteBox(), flags);
+        settings.whiteBox(), flags, glibc);
   }
 
   /** The library's compile options for test code: default visibility (a test is a program, not an archive member). */

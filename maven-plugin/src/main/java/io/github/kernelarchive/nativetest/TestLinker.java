@@ -3,6 +3,9 @@ package io.github.kernelarchive.nativetest;
 import io.github.kernelarchive.ar.ArFormatException;
 import io.github.kernelarchive.ar.ArReader;
 import io.github.kernelarchive.audit.Demangler;
+import io.github.kernelarchive.common.BuildFailureException;
+import io.github.kernelarchive.common.ToolchainException;
+import io.github.kernelarchive.glibc.GlibcFloor;
 import io.github.kernelarchive.toolchain.ProcessResult;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.util.ContentHashes;
@@ -40,8 +43,9 @@ public final class TestLinker {
    *     an undefined symbol
    * @param whiteBox link the archives into the program
    * @param flags extra flags after the library (sanitizers, CUDA runtime, the user's)
+   * @param glibc the older glibc the programs are held to, as the library is; null: the host's
    */
-  public record Setup(Path library, List<Path> archives, boolean whiteBox, List<String> flags) {
+  public record Setup(Path library, List<Path> archives, boolean whiteBox, List<String> flags, GlibcFloor glibc) {
     public Setup {
       archives = List.copyOf(archives);
       flags = List.copyOf(flags);
@@ -108,9 +112,34 @@ public final class TestLinker {
       return new Failure(name, "Test program '" + name + "' does not link:\n" + result.output().strip()
           + explainUndefined(result.output(), setup, libraryName));
     }
+    if (setup.glibc() != null) {
+      Failure failure = holdToGlibc(name, argv, objects.size(), setup.glibc());
+      if (failure != null) {
+        return failure;
+      }
+    }
     KeyFile.record(keyFile, key);
     linked++;
     return null;
+  }
+
+  /** Links the program again with the redirects {@code glibc} asks for, then checks it. */
+  private Failure holdToGlibc(String name, List<String> argv, int objects, GlibcFloor glibc) throws IOException {
+    Path executable = executable(name);
+    try {
+      glibc.hold(executable, name, extra -> {
+        List<String> again = new ArrayList<>(argv);
+        again.addAll(3 + objects, extra); // after the driver, -o file and the objects
+        ProcessResult result = runner.run(again, projectDirectory);
+        if (!result.succeeded()) {
+          throw new BuildFailureException("it does not link with its glibc redirects:\n" + result.output().strip());
+        }
+      }, symbols -> List.of());
+      return null;
+    } catch (BuildFailureException | ToolchainException e) {
+      Files.deleteIfExists(executable);
+      return new Failure(name, "Test program '" + name + "': " + e.getMessage());
+    }
   }
 
   /** How many programs were linked now, and how many were current. */

@@ -1,5 +1,7 @@
 // Uses what the issue lists for an older glibc: std::thread, std::filesystem, std::string,
-// exceptions, dlopen, pthread_cond_wait, exp, log, pow, memcpy and fmemopen. Writes what it saw.
+// exceptions, dlopen, pthread_cond_wait, exp, log, pow, memcpy and fmemopen, and a thread_local
+// with a destructor (__cxa_thread_atexit_impl, 2.18). Writes what it saw.
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +17,12 @@ namespace {
 pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 int ready = 0;
+std::atomic<int> destroyed{0};
+
+struct Counted {
+  int value = 7;
+  ~Counted() { ++destroyed; }
+};
 
 void* signal_ready(void*) {
   pthread_mutex_lock(&mutex);
@@ -30,9 +38,12 @@ void* signal_ready(void*) {
 extern "C" int probe(const char* directory, char* out, int size) {
   std::string report;
   int counted = 0;
-  std::thread worker([&] { counted = 7; });
+  std::thread worker([&] {
+    thread_local Counted local;
+    counted = local.value;
+  });
   worker.join();
-  report += "thread=" + std::to_string(counted);
+  report += "thread=" + std::to_string(counted) + " tls_dtor=" + std::to_string(destroyed.load());
 
   std::filesystem::path dir(directory);
   std::filesystem::create_directories(dir / "sub");

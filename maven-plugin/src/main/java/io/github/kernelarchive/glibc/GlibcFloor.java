@@ -161,7 +161,13 @@ public final class GlibcFloor {
 
   /** Fails when {@code linked} still needs a glibc version above the target, naming the imports. */
   public void verify(Path linked, String name) throws IOException, BuildFailureException {
-    for (VersionFloor floor : VersionFloor.of(read(linked))) {
+    ElfObject elf = read(linked);
+    // Not a symbol version but a loader feature (packed relative relocations, glibc 2.36).
+    if (elf.versionNeeds().stream().anyMatch(n -> n.version().equals("GLIBC_ABI_DT_RELR"))) {
+      throw new BuildFailureException(name + " needs GLIBC_ABI_DT_RELR (packed relocations, glibc 2.36), which "
+          + target + " lacks: remove -z pack-relative-relocs from the link flags.");
+    }
+    for (VersionFloor floor : VersionFloor.of(elf)) {
       if (floor.family().equals("GLIBC") && !target.admits(floor.version())) {
         throw new BuildFailureException(name + " still needs " + floor.describe(8) + " after its redirects to "
             + target + ". Report this with the symbols named; meanwhile raise kernel.glibc to " + floor.version() + ".");

@@ -118,6 +118,21 @@ class GlibcFloorTest {
     assertFalse(Files.exists(dir.resolve("out/libp.so")), "nothing published");
   }
 
+  @Test
+  void packedRelocationsAreRefusedForTheyNeedTheLoaderOf236(@TempDir Path dir) throws Exception {
+    Path object = compile(dir, "loader.c", Language.C);
+    Files.createDirectories(dir.resolve("out"));
+    SharedLibraryLinker linker = new SharedLibraryLinker(toolchain.compiler(Language.CXX).orElseThrow(),
+        toolchain.linker(), toolchain.runner(), dir.resolve("out"), new ContentHashes(),
+        new GlibcFloor(TARGET, cc(), toolchain.runner(), dir.resolve("work")), true);
+    // ld.bfd writes DT_RELR when asked (mold 1.10 ignores the option); the last -fuse-ld wins.
+    BuildFailureException e = assertThrows(BuildFailureException.class, () -> linker.link(new LinkRequest("p",
+        List.of(object), List.of(), true, List.of(), List.of("main"), null,
+        List.of("-fuse-ld=bfd", "-Wl,-z,pack-relative-relocs", "-ldl"), null)));
+    assertTrue(e.getMessage().contains("GLIBC_ABI_DT_RELR") && e.getMessage().contains("pack-relative-relocs"),
+        e.getMessage());
+  }
+
   private static Tool cc() throws Exception {
     return toolchain.compiler(Language.C).orElseThrow();
   }

@@ -31,6 +31,12 @@ import java.util.regex.Pattern;
  * problems are reported at once.
  */
 public final class ExportAudit {
+  /**
+   * Entry points a runtime calls only where they exist (the JVM's {@code JNI_OnLoad} and
+   * {@code JNI_OnUnload}, exported with {@code kernel.jni}): their patterns may match nothing.
+   */
+  private static final Set<String> OPTIONAL_ENTRY_POINTS = Set.of("JNI_OnLoad", "JNI_OnUnload");
+
 
   /**
    * What the library exports and needs, as written to the report.
@@ -127,6 +133,9 @@ public final class ExportAudit {
         Pattern pattern = compiled.get(i);
         List<String> inArchives = privateMatches.get(i);
         if (exports.stream().noneMatch(name -> pattern.matcher(name).matches())) {
+          if (inArchives.isEmpty() && OPTIONAL_ENTRY_POINTS.contains(patterns.get(i))) {
+            continue;
+          }
           if (inArchives.isEmpty()) {
             problems.add("<export> pattern '" + patterns.get(i) + "' matches no exported symbol: fix or remove it"
                 + " (is the function defined in a host source of <sources>?)");

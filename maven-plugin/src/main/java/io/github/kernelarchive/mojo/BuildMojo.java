@@ -17,6 +17,7 @@ import io.github.kernelarchive.pipeline.KernelBuild;
 import io.github.kernelarchive.pipeline.KernelBuildRequest;
 import io.github.kernelarchive.scan.SourceSet;
 import io.github.kernelarchive.scan.Sources;
+import io.github.kernelarchive.toolchain.JniHeaders;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
 import io.github.kernelarchive.wheel.PythonInterpreter;
 import java.io.File;
@@ -171,6 +172,14 @@ public class BuildMojo extends KernelMojo {
    */
   @Parameter(property = "kernel.symbolVersion")
   private String symbolVersion;
+
+  /**
+   * The library has JNI functions: compiled against the JDK's {@code include/jni.h} (Maven's JDK, or
+   * {@code JAVA_HOME}'s), and {@code Java_*}, {@code JNI_OnLoad} and {@code JNI_OnUnload} exported
+   * beside {@code <exports>}.
+   */
+  @Parameter(property = "kernel.jni", defaultValue = "false")
+  private boolean jni;
 
   /**
    * The oldest glibc the library must load on, e.g. {@code 2.17} (RHEL 7, manylinux2014) or
@@ -350,6 +359,10 @@ public class BuildMojo extends KernelMojo {
     List<Path> includes = new ArrayList<>(includeDirectories.stream().map(File::toPath).toList());
     List<String> allDefines = new ArrayList<>(defines);
     List<String> allExports = new ArrayList<>(exports);
+    if (jni) {
+      includes.addAll(JniHeaders.directories(System.getenv("JAVA_HOME"), System.getProperty("java.home")));
+      allExports.addAll(JniHeaders.EXPORTS);
+    }
     if (PythonModule.wanted(wheel)) {
       // An extension module: Python's headers (never its library: the interpreter provides the
       // symbols when it loads the module) and its init function beside the C API.

@@ -1,0 +1,72 @@
+package io.github.kernelarchive.jarfile;
+
+import io.github.kernelarchive.util.AtomicFiles;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.zip.Deflater;
+import org.apache.commons.compress.archivers.zip.ZipArchiveEntry;
+import org.apache.commons.compress.archivers.zip.ZipArchiveOutputStream;
+
+/**
+ * Writes a jar whose bytes depend only on its entries and one time: the manifest first (as
+ * {@code java.util.jar} expects), then the entries sorted by name, each with that time and mode
+ * 0644 (0755 for shared libraries). Through Commons Compress, as the plugin's other archives;
+ * written under a temporary name and renamed, so a failed write leaves no jar a consumer picks up.
+ */
+public final class JarWriter {
+  /** One entry: its path in the jar and the file (or bytes) it holds. */
+  public record Entry(String name, Path file, byte[] bytes, boolean executable) {
+    public static Entry of(String name, Path file, boolean executable) {
+      return new Entry(name, file, null, executable);
+    }
+
+    public static Entry text(String name, String text) {
+      return new Entry(name, null, text.getBytes(StandardCharsets.UTF_8), false);
+    }
+  }
+
+  private JarWriter() {}
+
+  /** @param createdBy the manifest's {@code Created-By} */
+  public static void write(Path target, List<Entry> entries, FileTime time, String createdBy) throws IOException {
+    List<Entry> sorted = new ArrayList<>(entries);
+    sorted.sort(Comparator.comparing(Entry::name));
+    for (int i = 1; i < sorted.size(); i++) {
+      if (sorted.get(i).name().equals(sorted.get(i - 1).name())) {
+        throw new IllegalArgumentException("two jar entries named " + sorted.get(i).name());
+      }
+    }
+    sorted.add(0, Entry.text("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\nCreated-By: " + createdBy + "\r\n\r\n"));
+    Files.createDirectories(target.getParent());
+    Path temporary = AtomicFiles.temporarySibling(target);
+    try {
+      try (ZipArchiveOutputStream zip = new ZipArchiveOutputStream(temporary)) {
+        zip.setLevel(Deflater.BEST_COMPRESSION);
+        for (Entry entry : sorted) {
+          ZipArchiveEntry zipEntry = new ZipArchiveEntry(entry.name());
+          zipEntry.setLastModifiedTime(time);
+          zipEntry.setUnixMode((entry.executable() ? 0755 : 0644) | 0100000);
+          zip.putArchiveEntry(zipEntry);
+          if (entry.file() != null) {
+            try (InputStream in = Files.newInputStream(entry.file())) {
+              in.transferTo(zip);
+            }
+          } else {
+            zip.write(entry.bytes());
+          }
+          zip.closeArchiveEntry();
+        }
+      }
+      AtomicFiles.publish(temporary, target);
+    } finally {
+      Files.deleteIfExists(temporary);
+    }
+  }
+}

@@ -1,0 +1,82 @@
+package io.github.kernelarchive.mojo;
+
+import io.github.kernelarchive.bundle.BundleException;
+import io.github.kernelarchive.bundle.BundleMetadata;
+import io.github.kernelarchive.nativejar.NativeJarBuilder;
+import io.github.kernelarchive.nativejar.NativeJarRequest;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.maven.plugin.MojoExecutionException;
+import org.apache.maven.plugin.MojoFailureException;
+import org.apache.maven.plugin.descriptor.PluginDescriptor;
+import org.apache.maven.plugins.annotations.LifecyclePhase;
+import org.apache.maven.plugins.annotations.Mojo;
+import org.apache.maven.plugins.annotations.Parameter;
+
+/**
+ * Packs the library the build goal linked into a jar for Java consumers,
+ * {@code target/<finalName>-<platform>.jar} at {@code META-INF/native/<platform>/}, with the files
+ * it needs and their index (docs/java.md), and attaches it with the platform classifier: a Java
+ * module depends on it like on any jar and loads it with kernel-archive-runtime's
+ * {@code KernelLibrary.load}. Bound at {@code package} in the {@code kernel} packaging; an
+ * execution of it does the same in the {@code pom} and {@code jar} packagings.
+ */
+@Mojo(name = "jar", defaultPhase = LifecyclePhase.PACKAGE, threadSafe = true)
+public class JarMojo extends KernelMojo {
+  /** Library name: {@code mha} for {@code libmha.so}. */
+  @Parameter(property = "kernel.library", defaultValue = "${project.artifactId}")
+  private String library;
+
+  /** Public headers, carried in the jar for the Java bindings generator (goal {@code java-bindings}). */
+  @Parameter(property = "kernel.headers", defaultValue = "${project.basedir}/src/main/include")
+  private File headers;
+
+  /** Reproducible builds' timestamp; else {@code SOURCE_DATE_EPOCH}. */
+  @Parameter(defaultValue = "${project.build.outputTimestamp}")
+  private String outputTimestamp;
+
+  /** Skips the jar alone. */
+  @Parameter(property = "kernel.jar.skip", defaultValue = "false")
+  private boolean skipJar;
+
+  @Parameter(defaultValue = "${plugin}", readonly = true)
+  private PluginDescriptor plugin;
+
+  @Override
+  protected void run() throws MojoExecutionException, MojoFailureException {
+    if (skipJar) {
+      getLog().info("Kernel jar: skipped (kernel.jar.skip=true)");
+      return;
+    }
+    Path kernelOutput = outputDirectory.toPath();
+    Path file = kernelOutput.resolve("lib" + library + ".so");
+    if (!Files.isRegularFile(file)) {
+      throw new MojoFailureException("No " + file + " to put into the jar: run the build goal first (mvn package"
+          + " does), or set kernel.library to the library's name.");
+    }
+    Path metadataFile = kernelOutput.resolve(BundleMetadata.FILE);
+    BundleMetadata metadata;
+    try {
+      metadata = BundleMetadata.parse(Files.readAllBytes(metadataFile), metadataFile.toString());
+    } catch (BundleException | IOException e) {
+      throw new MojoFailureException(metadataFile + " cannot be read (" + e.getMessage() + "): run the build goal again.",
+          e);
+    }
+    String platform = platform();
+    Path jar = Path.of(project.getBuild().getDirectory(), project.getBuild().getFinalName() + "-" + platform + ".jar");
+    NativeJarBuilder.Result result;
+    try {
+      result = NativeJarBuilder.build(new NativeJarRequest(file, library, platform, headers.toPath(),
+          metadata.exports(), metadata.cudaRuntime().isEmpty() ? "none" : metadata.cudaRuntime(), jar,
+          OutputTimestamp.of(outputTimestamp, System.getenv("SOURCE_DATE_EPOCH")),
+          plugin.getArtifactId() + " " + plugin.getVersion()));
+    } catch (IOException e) {
+      throw new MojoExecutionException("Writing the kernel jar failed: " + e.getMessage(), e);
+    }
+    getLog().info("Kernel jar: " + jar.getFileName() + " (META-INF/native/" + platform + "/: "
+        + String.join(", ", result.loadOrder()) + (result.glibc().isEmpty() ? "" : "; glibc " + result.glibc()) + ")");
+    projectHelper.attachArtifact(project, "jar", platform, jar.toFile());
+  }
+}

@@ -1,0 +1,92 @@
+package io.github.kernelarchive.nativejar;
+
+import io.github.kernelarchive.elf.ElfFormatException;
+import io.github.kernelarchive.elf.ElfObject;
+import io.github.kernelarchive.elf.VersionFloor;
+import io.github.kernelarchive.jarfile.JarWriter;
+import io.github.kernelarchive.util.Hashing;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * A jar that carries the library to Java: {@code META-INF/native/<platform>/} holds
+ * {@code lib<name>.so}, the libraries it NEEDs from its own folder (kernel dependencies linked
+ * shared), nothing else, and {@code <name>.index} (file names, SHA-256, SONAME, glibc floor, CUDA
+ * runtime, load order), which kernel-archive-runtime's {@code KernelLibrary} reads;
+ * {@code META-INF/native/<name>.platforms} lists the platforms, so a jar without this one can say
+ * which it holds; {@code META-INF/native/include/} carries the public headers and the index the
+ * exports, for the Java bindings generator.
+ */
+public final class NativeJarBuilder {
+  /** The index format kernel-archive-runtime reads. */
+  public static final int INDEX_FORMAT = 1;
+
+  /** @param loadOrder file names, dependencies first; @param glibc the floor, empty without a GLIBC need */
+  public record Result(Path jar, List<String> loadOrder, String glibc) {}
+
+  private NativeJarBuilder() {}
+
+  public static Result build(NativeJarRequest request) throws IOException {
+    ElfObject library = read(request.library());
+    Path folder = request.library().getParent();
+    List<String> loadOrder = new ArrayList<>();
+    for (ElfObject.DynamicEntry entry : library.dynamicEntries()) {
+      if (entry.tag() == ElfObject.DT_NEEDED && Files.isRegularFile(folder.resolve(entry.value()))) {
+        loadOrder.add(entry.value());
+      }
+    }
+    String fileName = request.library().getFileName().toString();
+    loadOrder.add(fileName);
+    String glibc = VersionFloor.of(library).stream().filter(f -> f.family().equals("GLIBC")).map(VersionFloor::version)
+        .findFirst().orElse("");
+    String base = "META-INF/native/" + request.platform() + "/";
+    TreeMap<String, String> index = new TreeMap<>();
+    index.put("format", String.valueOf(INDEX_FORMAT));
+    index.put("library", request.name());
+    index.put("platform", request.platform());
+    index.put("glibc", glibc);
+    index.put("cuda", request.cudaRuntime());
+    index.put("exports", String.join(",", request.exports()));
+    index.put("load", String.join(" ", loadOrder));
+    List<JarWriter.Entry> entries = new ArrayList<>();
+    for (String file : loadOrder) {
+      Path path = folder.resolve(file);
+      index.put("sha256." + file, Hashing.ofFile(path));
+      index.put("soname." + file, soname(path.equals(request.library()) ? library : read(path), file));
+      entries.add(JarWriter.Entry.of(base + file, path, true));
+    }
+    StringBuilder text = new StringBuilder("# kernel-archive native index: what kernel-archive-runtime loads\n");
+    index.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));
+    entries.add(JarWriter.Entry.text(base + request.name() + ".index", text.toString()));
+    entries.add(JarWriter.Entry.text("META-INF/native/" + request.name() + ".platforms", request.platform() + "\n"));
+    if (request.headers() != null && Files.isDirectory(request.headers())) {
+      try (Stream<Path> walk = Files.walk(request.headers())) {
+        for (Path header : walk.filter(Files::isRegularFile).sorted().toList()) {
+          String relative = request.headers().relativize(header).toString().replace('\\', '/');
+          entries.add(JarWriter.Entry.of("META-INF/native/include/" + relative, header, false));
+        }
+      }
+    }
+    JarWriter.write(request.jar(), entries, request.time(), request.createdBy());
+    return new Result(request.jar(), loadOrder, glibc);
+  }
+
+  private static String soname(ElfObject elf, String fallback) {
+    return elf.dynamicEntries().stream().filter(e -> e.tag() == ElfObject.DT_SONAME).map(ElfObject.DynamicEntry::value)
+        .findFirst().orElse(fallback);
+  }
+
+  private static ElfObject read(Path file) throws IOException {
+    try {
+      return ElfObject.parse(ByteBuffer.wrap(Files.readAllBytes(file)));
+    } catch (ElfFormatException e) {
+      throw new IOException(file + " is not a readable shared library: " + e.getMessage(), e);
+    }
+  }
+}

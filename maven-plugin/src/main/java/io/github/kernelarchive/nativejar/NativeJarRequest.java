@@ -1,0 +1,23 @@
+package io.github.kernelarchive.nativejar;
+
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.List;
+
+/**
+ * What goes into a kernel jar for Java consumers.
+ *
+ * @param library the linked {@code lib<name>.so}; the files it NEEDs from its own folder go too
+ * @param name the library's name ({@code mha})
+ * @param platform the classifier ({@code linux-x86_64}): the folder under {@code META-INF/native}
+ * @param headers the public headers, carried for the Java bindings generator; null for none
+ * @param exports the export patterns (the bindings cover what they match)
+ * @param cudaRuntime {@code static}, {@code shared}, {@code stub} or {@code none}
+ * @param jar where to write it
+ */
+public record NativeJarRequest(Path library, String name, String platform, Path headers, List<String> exports,
+    String cudaRuntime, Path jar, FileTime time, String createdBy) {
+  public NativeJarRequest {
+    exports = List.copyOf(exports);
+  }
+}

@@ -69,7 +69,7 @@ public class JarMojo extends KernelMojo {
     NativeJarBuilder.Result result;
     try {
       result = NativeJarBuilder.build(new NativeJarRequest(file, library, platform, headers.toPath(),
-          metadata.exports(), metadata.cudaRuntime().isEmpty() ? "none" : metadata.cudaRuntime(), jar,
+          metadata.exports(), metadata.cudaArchs().isEmpty() ? "none" : metadata.cudaRuntime(), jar,
           OutputTimestamp.of(outputTimestamp, System.getenv("SOURCE_DATE_EPOCH")),
           plugin.getArtifactId() + " " + plugin.getVersion()));
     } catch (IOException e) {

@@ -186,7 +186,28 @@ def venvWith = { File venv, List<File> wheels, List<File> findLinks = [] ->
   new File(venv, 'lib').listFiles().find { it.name.startsWith('python3') }.toPath().resolve('site-packages').toFile()
 }
 
-[invocations: invocations, compileCounts: compileCounts, progress: progress, sh: sh, runC: runC,
+// A JDK 22 or newer for the FFM ITs: JDK22_HOME, else the newest under /usr/lib/jvm; null when none.
+// Returns [home: path, version: its feature release, e.g. 25].
+def modernJdk = {
+  def candidates = []
+  if (System.getenv('JDK22_HOME')) {
+    candidates << new File(System.getenv('JDK22_HOME'))
+  }
+  def jvm = new File('/usr/lib/jvm')
+  if (jvm.isDirectory()) {
+    candidates.addAll(jvm.listFiles().findAll { it.isDirectory() }.sort { it.name })
+  }
+  def found = candidates.collect { home ->
+    def release = new File(home, 'release')
+    // (A Matcher's truth in Groovy is its find(): ask it once.)
+    def version = release.isFile() ? (release.text =~ /JAVA_VERSION="(\d+)/) : null
+    (version != null && version.find() && new File(home, 'bin/javac').canExecute())
+        ? [home: home.path, version: version.group(1) as int] : null
+  }.findAll { it != null && it.version >= 22 }
+  found ? found.max { it.version } : null
+}
+
+[invocations: invocations, modernJdk: modernJdk, compileCounts: compileCounts, progress: progress, sh: sh, runC: runC,
  nvccInstalled: nvccInstalled, runsWhen: runsWhen, requireTool: requireTool, requireNvcc: requireNvcc,
  startNginx: startNginx, stopNginx: stopNginx, pythonReady: pythonReady, mavenInCopy: mavenInCopy,
  standInWheel: standInWheel, venvWith: venvWith]

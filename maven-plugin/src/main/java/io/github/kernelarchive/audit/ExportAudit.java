@@ -175,7 +175,7 @@ public final class ExportAudit {
   }
 
   /** Version-script globs: {@code *} any run, {@code ?} one character, {@code [...]} a class. */
-  static Pattern glob(String pattern) {
+  public static Pattern glob(String pattern) {
     StringBuilder regex = new StringBuilder();
     for (int i = 0; i < pattern.length(); i++) {
       char c = pattern.charAt(i);

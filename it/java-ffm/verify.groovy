@@ -1,0 +1,14 @@
+def log = new File(basedir, 'build.log').text
+def generated = new File(basedir, 'app/target/generated-sources/kernel/com/example/kernels/Kernels.java')
+assert generated.isFile(): generated
+def source = generated.text
+assert source.contains('public static float kn_reduce_view(MemorySegment view)'): source
+assert source.contains('public static int kn_axpy(float a, MemorySegment x, MemorySegment y, long n)'): source
+assert source.contains('public static final int KN_MEAN = 2;'): source
+assert source.contains('public static final class KnView'): source
+assert source.contains('KernelLibrary.load("kernels"'): source
+assert !source.contains('kernels_private_helper'): 'left out: not exported'
+assert log =~ /Java bindings: com\.example\.kernels\.Kernels from kernels\.h of java-ffm-kernels-1\.0-linux-x86_64\.jar: 5 functions, 1 structs, 3 constants/
+// The tests ran on the JDK of the toolchain, and passed.
+assert log =~ /FFM-OK (2[2-9]|[3-9]\d)/: log
+assert log.contains('Tests run: 2, Failures: 0, Errors: 0, Skipped: 0'): log

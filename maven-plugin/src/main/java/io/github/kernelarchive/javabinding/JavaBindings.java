@@ -1,0 +1,129 @@
+package io.github.kernelarchive.javabinding;
+
+import io.github.kernelarchive.audit.ExportAudit;
+import io.github.kernelarchive.common.BuildFailureException;
+import io.github.kernelarchive.common.ToolchainException;
+import io.github.kernelarchive.toolchain.ProcessResult;
+import io.github.kernelarchive.toolchain.ProcessRunner;
+import io.github.kernelarchive.toolchain.Tool;
+import io.github.kernelarchive.util.AtomicFiles;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Generates the Java FFM binding of a library's public header: castxml (a real C front end, in
+ * Debian) reads the header, {@link CastXmlReader} takes what the library's own headers declare,
+ * the exported functions are kept, every type they use is checked, and {@link FfmClassWriter}
+ * writes the class. A type it cannot map fails the build, naming the declaration.
+ */
+public final class JavaBindings {
+  /** @param written false when the class was already there with the same text */
+  public record Result(Path source, int functions, int structs, int constants, boolean written) {}
+
+  private final String castxml;
+  private final Tool cCompiler;
+  private final ProcessRunner runner;
+
+  /** @param castxml the castxml executable; @param cCompiler the C compiler castxml imitates (its built-in macros and paths) */
+  public JavaBindings(String castxml, Tool cCompiler, ProcessRunner runner) {
+    this.castxml = castxml;
+    this.cCompiler = cCompiler;
+    this.runner = runner;
+  }
+
+  public Result generate(JavaBindingRequest request) throws IOException, BuildFailureException, ToolchainException {
+    if (!Files.isRegularFile(request.header())) {
+      throw new BuildFailureException("The header " + request.header() + " for the Java bindings does not exist: check"
+          + " <java><header> (a file among the library's public headers).");
+    }
+    Files.createDirectories(request.workDirectory());
+    Path xml = request.workDirectory().resolve(request.header().getFileName() + ".xml");
+    ProcessResult parsed;
+    try {
+      parsed = runner.run(List.of(castxml, "--castxml-output=1", "--castxml-cc-gnu-c", cCompiler.command(), "-x", "c",
+          "-I" + request.includeDirectory(), "-o", xml.toString(), request.header().toString()),
+          request.workDirectory());
+    } catch (IOException e) {
+      throw new ToolchainException("The Java bindings read the header with castxml, which cannot be run (" + castxml
+          + "): apt-get install castxml, or set kernel.castxml to its path.", e);
+    }
+    if (!parsed.succeeded()) {
+      throw new BuildFailureException("castxml could not read " + request.header() + ":\n" + parsed.output().strip());
+    }
+    Path include = request.includeDirectory().toRealPath();
+    CHeader header = CastXmlReader.read(xml, file -> {
+      try {
+        return file.toRealPath().startsWith(include);
+      } catch (IOException e) {
+        return false;
+      }
+    });
+    List<Pattern> exports = request.exports().stream().map(ExportAudit::glob).toList();
+    List<CHeader.Function> functions = header.functions().stream()
+        .filter(f -> exports.isEmpty() || exports.stream().anyMatch(p -> p.matcher(f.name()).matches())).toList();
+    if (functions.isEmpty()) {
+      throw new BuildFailureException("No function declared in " + request.header().getFileName() + " matches the"
+          + " exports of lib" + request.library() + ".so (" + String.join(", ", request.exports()) + "): check"
+          + " <java><header>, or the library's <exports>.");
+    }
+    List<String> problems = new ArrayList<>();
+    Map<String, CHeader.Struct> passed = new LinkedHashMap<>();
+    Map<String, CHeader.Struct> declared = new LinkedHashMap<>();
+    header.structs().forEach(s -> declared.put(s.name(), s));
+    for (CHeader.Function f : functions) {
+      if (f.variadic()) {
+        problems.add(f.location() + ": " + f.name() + " takes variable arguments (...), which a binding cannot declare");
+      }
+      check(f.returns(), f.location() + ": " + f.name() + " returns ", problems, declared, passed);
+      for (CHeader.Parameter p : f.parameters()) {
+        check(p.type(), f.location() + ": " + f.name() + "'s parameter '" + p.name() + "' is ", problems, declared,
+            passed);
+      }
+    }
+    for (CHeader.Struct s : passed.values()) {
+      for (CHeader.Field field : s.fields()) {
+        if (field.type() instanceof CType.Unmappable u) {
+          problems.add(field.location() + ": field '" + field.name() + "' of struct " + s.name() + " is " + u.why());
+        }
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new BuildFailureException("The Java bindings of " + request.header().getFileName() + " cannot map "
+          + problems.size() + " declaration(s):\n  " + String.join("\n  ", problems) + "\nPass such values by pointer,"
+          + " or leave the function out of the library's <exports>.");
+    }
+    String text = FfmClassWriter.write(request.packageName(), request.className(),
+        request.header().getFileName().toString(), request.library(), functions, List.copyOf(passed.values()),
+        header.enums());
+    Path source = request.sourceDirectory().resolve(request.packageName().replace('.', '/'))
+        .resolve(request.className() + ".java");
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+    boolean same = Files.isRegularFile(source) && Arrays.equals(Files.readAllBytes(source), bytes);
+    if (!same) {
+      Files.createDirectories(source.getParent());
+      AtomicFiles.write(source, bytes);
+    }
+    int constants = header.enums().stream().mapToInt(e -> e.constants().size()).sum();
+    return new Result(source, functions.size(), passed.size(), constants, !same);
+  }
+
+  /** Records the structs a pointer passes, and a problem for what cannot be passed at all. */
+  private static void check(CType type, String what, List<String> problems, Map<String, CHeader.Struct> declared,
+      Map<String, CHeader.Struct> passed) {
+    if (type instanceof CType.Unmappable u) {
+      problems.add(what + u.why());
+    } else if (type instanceof CType.Struct s) {
+      problems.add(what + "a struct held by value (" + s.cName() + "), which the binding does not pass");
+    } else if (type instanceof CType.Pointer p && declared.containsKey(p.pointee())) {
+      passed.put(p.pointee(), declared.get(p.pointee()));
+    }
+  }
+}

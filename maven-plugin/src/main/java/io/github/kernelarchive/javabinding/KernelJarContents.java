@@ -1,0 +1,109 @@
+package io.github.kernelarchive.javabinding;
+
+import io.github.kernelarchive.common.BuildFailureException;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Properties;
+import org.apache.commons.compress.archivers.zip.ZipArchiveEntry;
+import org.apache.commons.compress.archivers.zip.ZipFile;
+
+/**
+ * What the bindings need from a kernel jar among a Java module's dependencies: which library it
+ * carries for this platform, its export patterns (from the index) and its public headers
+ * ({@code META-INF/native/include/}), unpacked for castxml.
+ *
+ * @param include where the headers were unpacked
+ */
+public record KernelJarContents(Path jar, String library, List<String> exports, Path include) {
+  private static final String INCLUDE = "META-INF/native/include/";
+
+  /**
+   * @param library the library wanted; null: the one kernel jar among {@code jars}
+   * @param include the folder to unpack the headers into (emptied first)
+   */
+  public static KernelJarContents find(List<Path> jars, String library, String platform, Path include)
+      throws IOException, BuildFailureException {
+    List<String> found = new ArrayList<>();
+    KernelJarContents chosen = null;
+    for (Path jar : jars) {
+      try (ZipFile zip = ZipFile.builder().setPath(jar).get()) {
+        for (ZipArchiveEntry entry : Collections.list(zip.getEntries())) {
+          String name = entry.getName();
+          String prefix = "META-INF/native/" + platform + "/";
+          if (!name.startsWith(prefix) || !name.endsWith(".index") || name.indexOf('/', prefix.length()) >= 0) {
+            continue;
+          }
+          String carried = name.substring(prefix.length(), name.length() - ".index".length());
+          found.add(carried + " (" + jar.getFileName() + ")");
+          if (library == null || library.equals(carried)) {
+            if (chosen != null) {
+              throw new BuildFailureException("More than one kernel jar among the dependencies (" + String.join(", ",
+                  found) + "): name the one to bind in <java><library>.");
+            }
+            chosen = new KernelJarContents(jar, carried, exports(zip, entry), include);
+            unpackHeaders(zip, include);
+          }
+        }
+      }
+    }
+    if (chosen == null) {
+      throw new BuildFailureException("No kernel jar " + (library == null ? "" : "of lib" + library + ".so ") + "for "
+          + platform + " among this module's dependencies" + (found.isEmpty() ? "" : " (found: " + String.join(", ",
+          found) + ")") + ": add the dependency on the kernel module's jar with <classifier>" + platform
+          + "</classifier>.");
+    }
+    return chosen;
+  }
+
+  /** {@code mha} → {@code Mha}, {@code fast_ops} → {@code FastOps}. */
+  public static String className(String library) {
+    StringBuilder name = new StringBuilder();
+    for (String part : library.split("[^A-Za-z0-9]+")) {
+      if (!part.isEmpty()) {
+        name.append(Character.toUpperCase(part.charAt(0))).append(part.substring(1));
+      }
+    }
+    return name.length() == 0 || !Character.isJavaIdentifierStart(name.charAt(0)) ? "Kernel" + name : name.toString();
+  }
+
+  private static List<String> exports(ZipFile zip, ZipArchiveEntry index) throws IOException {
+    Properties properties = new Properties();
+    try (InputStream in = zip.getInputStream(index)) {
+      properties.load(new ByteArrayInputStream(in.readAllBytes()));
+    }
+    String exports = properties.getProperty("exports", "").trim();
+    return exports.isEmpty() ? List.of() : Arrays.stream(exports.split(",")).map(String::trim).toList();
+  }
+
+  private static void unpackHeaders(ZipFile zip, Path include) throws IOException {
+    if (Files.exists(include)) {
+      try (var walk = Files.walk(include)) {
+        for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
+    Files.createDirectories(include);
+    Path root = include.toAbsolutePath().normalize();
+    for (ZipArchiveEntry entry : Collections.list(zip.getEntries())) {
+      if (entry.isDirectory() || !entry.getName().startsWith(INCLUDE)) {
+        continue;
+      }
+      Path target = root.resolve(entry.getName().substring(INCLUDE.length())).normalize();
+      if (!target.startsWith(root)) {
+        throw new IOException(entry.getName() + " points outside the include folder");
+      }
+      Files.createDirectories(target.getParent());
+      try (InputStream in = zip.getInputStream(entry)) {
+        Files.copy(in, target);
+      }
+    }
+  }
+}

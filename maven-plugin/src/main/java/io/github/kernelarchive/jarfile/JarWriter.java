@@ -1,6 +1,7 @@
 package io.github.kernelarchive.jarfile;
 
 import io.github.kernelarchive.util.AtomicFiles;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -21,14 +22,21 @@ import org.apache.commons.compress.archivers.zip.ZipArchiveOutputStream;
  * written under a temporary name and renamed, so a failed write leaves no jar a consumer picks up.
  */
 public final class JarWriter {
-  /** One entry: its path in the jar and the file (or bytes) it holds. */
-  public record Entry(String name, Path file, byte[] bytes, boolean executable) {
+  /** Where an entry's bytes come from, opened when it is written (a file, another jar's entry). */
+  @FunctionalInterface
+  public interface Source {
+    InputStream open() throws IOException;
+  }
+
+  /** One entry: its path in the jar and what it holds. */
+  public record Entry(String name, Source source, boolean executable) {
     public static Entry of(String name, Path file, boolean executable) {
-      return new Entry(name, file, null, executable);
+      return new Entry(name, () -> Files.newInputStream(file), executable);
     }
 
     public static Entry text(String name, String text) {
-      return new Entry(name, null, text.getBytes(StandardCharsets.UTF_8), false);
+      byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+      return new Entry(name, () -> new ByteArrayInputStream(bytes), false);
     }
   }
 
@@ -54,12 +62,8 @@ public final class JarWriter {
           zipEntry.setLastModifiedTime(time);
           zipEntry.setUnixMode((entry.executable() ? 0755 : 0644) | 0100000);
           zip.putArchiveEntry(zipEntry);
-          if (entry.file() != null) {
-            try (InputStream in = Files.newInputStream(entry.file())) {
-              in.transferTo(zip);
-            }
-          } else {
-            zip.write(entry.bytes());
+          try (InputStream in = entry.source().open()) {
+            in.transferTo(zip);
           }
           zip.closeArchiveEntry();
         }

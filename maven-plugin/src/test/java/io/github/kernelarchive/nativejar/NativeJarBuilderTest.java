@@ -84,11 +84,67 @@ class NativeJarBuilderTest {
     }
   }
 
+  @Test
+  void platformJarsOfACiMatrixMergeIntoOneTheRuntimeChoosesFrom(@TempDir Path dir) throws Exception {
+    boolean cross = java.util.Arrays.stream(System.getenv("PATH").split(":"))
+        .anyMatch(d -> Files.isExecutable(Path.of(d, "aarch64-linux-gnu-gcc")));
+    if (!cross) {
+      System.out.println("SKIPPED: NativeJarBuilderTest's merge: no aarch64-linux-gnu-gcc (apt-get install"
+          + " gcc-aarch64-linux-gnu) to build the second platform's library with");
+    }
+    org.junit.jupiter.api.Assumptions.assumeTrue(cross);
+    Files.writeString(dir.resolve("m.c"), "int m_value(void) { return 7; }\n");
+    Path headers = Files.createDirectories(dir.resolve("include"));
+    Files.writeString(headers.resolve("m.h"), "int m_value(void);\n");
+    List<Path> jars = new ArrayList<>();
+    for (String[] platform : new String[][] {{"linux-x86_64", "cc"}, {"linux-aarch64", "aarch64-linux-gnu-gcc"}}) {
+      Path out = Files.createDirectories(dir.resolve(platform[0]));
+      run(dir, platform[1], "-shared", "-fPIC", "-Wl,-soname,libm1.so", "m.c", "-o", out.resolve("libm1.so").toString());
+      jars.add(NativeJarBuilder.build(new NativeJarRequest(out.resolve("libm1.so"), "m1", platform[0], headers,
+          List.of("m_*"), "none", dir.resolve(platform[0] + ".jar"), FileTime.fromMillis(0), "test")).jar());
+    }
+    Path merged = dir.resolve("merged.jar");
+    NativeJarMerger.Result result = NativeJarMerger.merge(jars, "m1", merged, FileTime.fromMillis(0), "test");
+    assertEquals(List.of("linux-aarch64", "linux-x86_64"), result.platforms());
+    List<String> names = new ArrayList<>();
+    try (ZipFile zip = new ZipFile(merged.toFile())) {
+      Collections.list(zip.entries()).forEach(e -> names.add(e.getName()));
+      try (InputStream in = zip.getInputStream(zip.getEntry("META-INF/native/m1.platforms"))) {
+        assertEquals("linux-aarch64\nlinux-x86_64\n", new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      }
+    }
+    assertTrue(names.containsAll(List.of("META-INF/native/linux-aarch64/libm1.so", "META-INF/native/linux-x86_64/libm1.so",
+        "META-INF/native/linux-aarch64/m1.index", "META-INF/native/linux-x86_64/m1.index",
+        "META-INF/native/include/m.h")), names.toString());
+    String cache = System.getProperty(KernelLibrary.CACHE_PROPERTY);
+    System.setProperty(KernelLibrary.CACHE_PROPERTY, dir.resolve("cache").toString());
+    try (URLClassLoader loader = new URLClassLoader(new URL[] {merged.toUri().toURL()}, null)) {
+      KernelLibrary.Loaded loaded = KernelLibrary.load("m1", loader, System::load);
+      assertEquals("linux-x86_64", loaded.index().platform(), "this machine's build, from the merged jar");
+    } finally {
+      if (cache == null) {
+        System.clearProperty(KernelLibrary.CACHE_PROPERTY);
+      } else {
+        System.setProperty(KernelLibrary.CACHE_PROPERTY, cache);
+      }
+    }
+    // The same platform twice is refused, naming both jars.
+    io.github.kernelarchive.common.BuildFailureException twice = org.junit.jupiter.api.Assertions.assertThrows(
+        io.github.kernelarchive.common.BuildFailureException.class,
+        () -> NativeJarMerger.merge(List.of(jars.get(0), jars.get(0)), "m1", dir.resolve("x.jar"), FileTime.fromMillis(0),
+            "test"));
+    assertTrue(twice.getMessage().contains("Two jars hold libm1.so for linux-x86_64"), twice.getMessage());
+  }
+
   private static void cc(Path dir, String... arguments) throws Exception {
     List<String> command = new ArrayList<>(List.of("cc"));
     command.addAll(List.of(arguments));
+    run(dir, command.toArray(String[]::new));
+  }
+
+  private static void run(Path dir, String... command) throws Exception {
     Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
     String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(process.waitFor(60, TimeUnit.SECONDS) && process.exitValue() == 0, command + ": " + output);
+    assertTrue(process.waitFor(60, TimeUnit.SECONDS) && process.exitValue() == 0, List.of(command) + ": " + output);
   }
 }

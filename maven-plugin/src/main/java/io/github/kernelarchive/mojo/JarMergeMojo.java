@@ -35,6 +35,7 @@ public class JarMergeMojo extends KernelMojo {
   @Parameter(property = "kernel.jar.classifier", defaultValue = "multiplatform")
   private String mergedClassifier;
 
+  /** Reproducible builds' timestamp; else {@code SOURCE_DATE_EPOCH}. */
   @Parameter(defaultValue = "${project.build.outputTimestamp}")
   private String outputTimestamp;
 

@@ -44,9 +44,11 @@ public class JavaBindingsMojo extends KernelMojo {
   @Parameter(property = "kernel.castxml", defaultValue = "castxml")
   private String castxml;
 
+  /** Where the generated class goes; added to the compile sources. */
   @Parameter(defaultValue = "${project.build.directory}/generated-sources/kernel", required = true)
   private File sourceDirectory;
 
+  /** The kernel jar's headers, unpacked, and castxml's output. */
   @Parameter(defaultValue = "${project.build.directory}/kernel-bindings", required = true)
   private File workDirectory;
 

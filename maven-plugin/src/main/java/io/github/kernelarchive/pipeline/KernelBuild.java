@@ -93,8 +93,8 @@ public final class KernelBuild {
   /** Fails up front, naming the folder, when the outputs cannot be written (rather than in the middle of a stage). */
   private static void checkWritable(Path outputDirectory) throws BuildFailureException {
     try {
-      Files.createDirectories(outputDirectory);
-      Files.delete(Files.createTempFile(outputDirectory, ".write-check", ".tmp"));
+      // Named as every temporary is, so a build killed right here leaves nothing the next one's sweep misses.
+      Files.delete(Files.createFile(AtomicFiles.temporarySibling(outputDirectory.resolve("write-check"))));
     } catch (IOException e) {
       throw new BuildFailureException("The output directory " + outputDirectory + " cannot be written (" + e
           + "). Check its permissions and free space, or set <outputDirectory>.");

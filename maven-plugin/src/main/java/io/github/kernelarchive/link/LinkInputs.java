@@ -4,6 +4,8 @@ import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.toolchain.ProcessResult;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.Tool;
+import io.github.kernelarchive.util.AtomicFiles;
+import io.github.kernelarchive.util.Hashing;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -49,17 +51,38 @@ final class LinkInputs {
    *     GCC hands a linker the contents of a response file through a temporary one of its own,
    *     which {@code -###} names but does not write
    */
-  static List<Path> of(Tool driver, ProcessRunner runner, List<String> options, Path workingDirectory)
+  static List<Path> of(Tool driver, ProcessRunner runner, List<String> options, Path workingDirectory, Path memo)
       throws IOException, ToolchainException {
     List<String> command = new ArrayList<>(List.of(driver.command(), "-###"));
     command.addAll(options);
     command.addAll(List.of("-o", "/dev/null"));
+    // The driver's answer depends on the driver and the command alone (and the variables GCC
+    // reads): kept beside the link, it is not asked again while they stay the same. The files are
+    // still looked up and hashed every time.
+    List<String> keyParts = new ArrayList<>(List.of("link inputs 1", driver.identity()));
+    keyParts.addAll(command);
+    for (String variable : List.of("LIBRARY_PATH", "COMPILER_PATH", "GCC_EXEC_PREFIX")) {
+      keyParts.add(variable + "=" + runner.environment().getOrDefault(variable, System.getenv(variable)));
+    }
+    String key = Hashing.ofStrings(keyParts);
+    if (Files.isRegularFile(memo)) {
+      List<String> lines = Files.readAllLines(memo, StandardCharsets.UTF_8);
+      if (!lines.isEmpty() && lines.get(0).equals(key)) {
+        return files(lines.subList(1, lines.size()), workingDirectory);
+      }
+    }
     ProcessResult result = runner.run(command, workingDirectory);
     if (!result.succeeded()) {
       throw new ToolchainException(String.join(" ", command) + " (asked which files the link reads) failed: "
           + result.output().strip() + "\nCheck <linkFlags> and kernel.cxx.");
     }
-    return files(linkerCommand(result.output()), workingDirectory);
+    List<String> linker = linkerCommand(result.output());
+    if (linker.stream().noneMatch(word -> word.contains("\n"))) {
+      List<String> lines = new ArrayList<>(List.of(key));
+      lines.addAll(linker);
+      AtomicFiles.write(memo, (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8));
+    }
+    return files(linker, workingDirectory);
   }
 
   /**

@@ -157,7 +157,8 @@ public final class SharedLibraryLinker {
       request.objects().forEach(o -> ownInputs.add(o.toString()));
       request.archives().forEach(a -> ownInputs.add(a.file().toString()));
       List<String> options = arguments.stream().filter(a -> !ownInputs.contains(a)).toList();
-      key = key(arguments, request, LinkInputs.of(driver, runner, options, outputDirectory));
+      key = key(arguments, request, LinkInputs.of(driver, runner, options, outputDirectory,
+          linkDirectory.resolve(fileName + ".inputs")));
     }
     Path keyFile = linkDirectory.resolve(fileName + ".key");
     if (KeyFile.upToDate(library, keyFile, key)) {

@@ -27,9 +27,12 @@ import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.scan.SourceFile;
 import io.github.kernelarchive.scan.SourceScanner;
 import io.github.kernelarchive.scan.SourceSet;
+import io.github.kernelarchive.toolchain.ToolVersions;
 import io.github.kernelarchive.toolchain.Toolchain;
 import io.github.kernelarchive.util.AtomicFiles;
 import io.github.kernelarchive.util.ContentHashes;
+import io.github.kernelarchive.util.Hashing;
+import io.github.kernelarchive.util.KeyFile;
 import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -72,7 +75,8 @@ public final class KernelBuild {
       SymbolVersion.requireValid(request.link().symbolVersion());
     }
     Trace trace = Trace.start();
-    Toolchain toolchain = new Toolchain(request.toolchain(), environment);
+    Toolchain toolchain = new Toolchain(request.toolchain(), environment, new ToolVersions(
+        request.project().outputDirectory().resolve("state").resolve("tool-versions.properties")));
     Thread lookup = toolchain.identifyAhead(!request.sources().archives().isEmpty());
     try {
       return runStages(request, toolchain);
@@ -80,6 +84,11 @@ public final class KernelBuild {
       // Done long before in a build that gets far; one that fails early waits the few
       // milliseconds left, so no tool runs on after the build.
       lookup.join();
+      try {
+        toolchain.saveVersions();
+      } catch (IOException e) {
+        log.warn("Could not keep the tools' versions for the next build: " + e.getMessage());
+      }
       Trace.stop();
       try {
         trace.write(request.project().outputDirectory().resolve("trace.json"));
@@ -400,7 +409,20 @@ public final class KernelBuild {
     if (host.isEmpty()) {
       Files.deleteIfExists(hostArchive);
     } else {
-      HostArchive.write(hostArchive, host);
+      // Written again only when an object changed (the writer is deterministic): a build of an
+      // unchanged tree reads none of them.
+      List<String> parts = new ArrayList<>(List.of("host archive 1"));
+      for (Path object : host) {
+        parts.add(object.getFileName().toString());
+        parts.add(plan.hashes().of(object).orElseThrow(() -> new IOException("cannot read " + object)));
+      }
+      String key = Hashing.ofStrings(parts);
+      Path keyFile = output.resolve("state").resolve(hostArchive.getFileName() + ".key");
+      if (!KeyFile.upToDate(hostArchive, keyFile, key)) {
+        Files.deleteIfExists(keyFile);
+        HostArchive.write(hostArchive, host);
+        KeyFile.record(keyFile, key);
+      }
       archives.add(hostArchive.getFileName().toString());
     }
     archived.archives().values().forEach(o -> archives.add(o.archive().getFileName().toString()));

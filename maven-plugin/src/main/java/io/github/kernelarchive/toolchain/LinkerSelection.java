@@ -33,7 +33,10 @@ final class LinkerSelection {
   private final ExecutableFinder finder;
   private final ProcessRunner runner;
 
-  LinkerSelection(ExecutableFinder finder, ProcessRunner runner) {
+  private final ToolVersions versions;
+
+  LinkerSelection(ExecutableFinder finder, ProcessRunner runner, ToolVersions versions) {
+    this.versions = versions;
     this.finder = finder;
     this.runner = runner;
   }
@@ -82,7 +85,7 @@ final class LinkerSelection {
   /** The first line of {@code --version}, or null when it cannot be run. */
   private String versionOf(Path linker) {
     try {
-      ProcessResult result = runner.run(List.of(linker.toString(), "--version"), null);
+      ProcessResult result = versions.version(linker, runner);
       return result.succeeded() ? result.output().lines().findFirst().orElse("").strip() : null;
     } catch (IOException e) {
       return null;

@@ -20,6 +20,11 @@ public final class ProcessRunner {
     this.extraEnvironment = Map.copyOf(extraEnvironment);
   }
 
+  /** The variables every process gets on top of this JVM's environment. */
+  public Map<String, String> environment() {
+    return extraEnvironment;
+  }
+
   public ProcessResult run(List<String> argv, Path workingDirectory) throws IOException {
     return run(argv, workingDirectory, Map.of());
   }

@@ -29,8 +29,15 @@ public final class Toolchain {
   private final Map<Language, Optional<Tool>> compilers = new EnumMap<>(Language.class);
   private Tool archiver;
   private Linker linker;
+  private final ToolVersions versions;
 
   public Toolchain(ToolchainConfig config, Map<String, String> systemEnvironment) {
+    this(config, systemEnvironment, new ToolVersions(null));
+  }
+
+  /** @param versions the tools' {@code --version}, remembered between builds */
+  public Toolchain(ToolchainConfig config, Map<String, String> systemEnvironment, ToolVersions versions) {
+    this.versions = versions;
     this.config = config;
     this.environment = new HashMap<>(systemEnvironment);
     this.environment.putAll(config.environment());
@@ -40,6 +47,11 @@ public final class Toolchain {
 
   public ProcessRunner runner() {
     return runner;
+  }
+
+  /** Keeps what was learnt of the tools' versions for the next build. */
+  public void saveVersions() throws IOException {
+    versions.save();
   }
 
   /** What every tool runs with: the build's environment with the pom's {@code <environment>} over it. */
@@ -106,7 +118,7 @@ public final class Toolchain {
   /** The linker of the final link, chosen once per build ({@link LinkerSelection}). */
   public synchronized Linker linker() throws ToolchainException {
     if (linker == null) {
-      linker = new LinkerSelection(finder, runner).select(config.linker());
+      linker = new LinkerSelection(finder, runner, versions).select(config.linker());
     }
     return linker;
   }
@@ -180,7 +192,7 @@ public final class Toolchain {
 
   private Tool identify(Path executable, String what, String property) throws ToolchainException {
     try {
-      ProcessResult version = runner.run(List.of(executable.toString(), "--version"), null);
+      ProcessResult version = versions.version(executable, runner);
       if (!version.succeeded()) {
         throw new ToolchainException(what + " " + executable + " failed to report its version (exit "
             + version.exitCode() + "):\n" + version.output().strip() + "\nCheck the installation or set " + property + ".");

@@ -68,13 +68,26 @@ class LinkInputsTest {
   @Test
   void asksTheRealDriver() throws Exception {
     Path extra = Files.writeString(dir.resolve("libextra.a"), "!<arch>\n");
+    Path memo = dir.resolve("lib.so.inputs");
     List<Path> files = LinkInputs.of(new Tool(Path.of("c++"), "c++"), new ProcessRunner(Map.of()),
-        List.of("-shared", "-L" + dir, "-lextra"), dir);
+        List.of("-shared", "-L" + dir, "-lextra"), dir, memo);
 
     assertTrue(files.contains(extra), files.toString());
     assertTrue(files.stream().anyMatch(f -> f.getFileName().toString().equals("crti.o")), "start files: " + files);
     assertTrue(files.stream().anyMatch(f -> f.getFileName().toString().startsWith("libstdc++.so")),
         "the C++ runtime: " + files);
     assertFalse(files.contains(Path.of("/dev/null")), files.toString());
+
+    // Asked once: the next link with the same driver and command reads the answer kept beside it
+    // (a word added to the kept command shows it was read, not asked again).
+    Path marker = Files.writeString(dir.resolve("marker.o"), "x");
+    Files.writeString(memo, Files.readString(memo).stripTrailing() + "\n" + marker + "\n");
+    List<Path> again = LinkInputs.of(new Tool(Path.of("c++"), "c++"), new ProcessRunner(Map.of()),
+        List.of("-shared", "-L" + dir, "-lextra"), dir, memo);
+    assertTrue(again.contains(marker) && again.containsAll(files), again.toString());
+    // Another command asks again.
+    List<Path> other = LinkInputs.of(new Tool(Path.of("c++"), "c++"), new ProcessRunner(Map.of()),
+        List.of("-shared", "-L" + dir), dir, memo);
+    assertFalse(other.contains(marker) || other.contains(extra), other.toString());
   }
 }

@@ -9,8 +9,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Properties;
+import java.util.stream.Stream;
 import org.apache.commons.compress.archivers.zip.ZipArchiveEntry;
 import org.apache.commons.compress.archivers.zip.ZipFile;
 
@@ -84,8 +86,8 @@ public record KernelJarContents(Path jar, String library, List<String> exports, 
 
   private static void unpackHeaders(ZipFile zip, Path include) throws IOException {
     if (Files.exists(include)) {
-      try (var walk = Files.walk(include)) {
-        for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+      try (Stream<Path> walk = Files.walk(include)) {
+        for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
           Files.delete(p);
         }
       }

@@ -1,8 +1,12 @@
 package io.github.kernelarchive.elf;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -128,6 +132,18 @@ public final class ElfObject {
   public static boolean looksLikeElf(ByteBuffer data) {
     return data.remaining() >= 4 && data.get(data.position()) == 0x7f && data.get(data.position() + 1) == 'E'
         && data.get(data.position() + 2) == 'L' && data.get(data.position() + 3) == 'F';
+  }
+
+  /**
+   * Maps {@code file} (a library can be hundreds of megabytes: never copied onto the heap) and
+   * parses it; a file that is no ELF fails naming it.
+   */
+  public static ElfObject read(Path file) throws IOException {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      return parse(channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size()));
+    } catch (ElfFormatException e) {
+      throw new IOException(file + " is not a valid ELF file: " + e.getMessage(), e);
+    }
   }
 
   /** Parses the object in {@code data} (position to limit). */

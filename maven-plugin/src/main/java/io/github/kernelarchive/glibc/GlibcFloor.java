@@ -2,7 +2,6 @@ package io.github.kernelarchive.glibc;
 
 import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.common.ToolchainException;
-import io.github.kernelarchive.elf.ElfFormatException;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.VersionFloor;
 import io.github.kernelarchive.toolchain.ProcessResult;
@@ -10,7 +9,6 @@ import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.util.AtomicFiles;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -87,21 +85,16 @@ public final class GlibcFloor {
    * What {@code linked} needs to be linked again with; no arguments when it already loads on the target.
    *
    * @param name the file's published name, for paths and messages
+   * @param earlier what the file was linked with already (its imports then no longer show it), or null
    * @throws BuildFailureException when an import has no version at the target and no replacement
    */
-  public Redirection redirect(Path linked, String name, Referrers referrers)
-      throws IOException, ToolchainException, BuildFailureException {
-    return redirect(linked, name, referrers, null);
-  }
-
-  /** @param earlier what the file was linked with already (its imports then no longer show it), or null */
   private Redirection redirect(Path linked, String name, Referrers referrers, RedirectPlan earlier)
       throws IOException, ToolchainException, BuildFailureException {
     Files.createDirectories(workDirectory);
     if (host == null) {
       host = HostGlibc.of(cCompiler, runner, workDirectory);
     }
-    RedirectPlan found = RedirectPlan.of(read(linked), target, host, moved);
+    RedirectPlan found = RedirectPlan.of(ElfObject.read(linked), target, host, moved);
     if (!found.unmet().isEmpty()) {
       List<String> symbols = found.unmet().stream().map(u -> u.substring(0, u.indexOf(' '))).toList();
       List<String> from = referrers.of(symbols);
@@ -161,7 +154,7 @@ public final class GlibcFloor {
 
   /** Fails when {@code linked} still needs a glibc version above the target, naming the imports. */
   public void verify(Path linked, String name) throws IOException, BuildFailureException {
-    ElfObject elf = read(linked);
+    ElfObject elf = ElfObject.read(linked);
     // Not a symbol version but a loader feature (packed relative relocations, glibc 2.36).
     if (elf.versionNeeds().stream().anyMatch(n -> n.version().equals("GLIBC_ABI_DT_RELR"))) {
       throw new BuildFailureException(name + " needs GLIBC_ABI_DT_RELR (packed relocations, glibc 2.36), which "
@@ -172,14 +165,6 @@ public final class GlibcFloor {
         throw new BuildFailureException(name + " still needs " + floor.describe(8) + " after its redirects to "
             + target + ". Report this with the symbols named; meanwhile raise kernel.glibc to " + floor.version() + ".");
       }
-    }
-  }
-
-  private static ElfObject read(Path file) throws IOException {
-    try {
-      return ElfObject.parse(ByteBuffer.wrap(Files.readAllBytes(file)));
-    } catch (ElfFormatException e) {
-      throw new IOException(file + " is not a readable ELF file: " + e.getMessage(), e);
     }
   }
 }

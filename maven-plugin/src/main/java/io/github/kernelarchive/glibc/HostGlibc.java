@@ -1,7 +1,6 @@
 package io.github.kernelarchive.glibc;
 
 import io.github.kernelarchive.common.ToolchainException;
-import io.github.kernelarchive.elf.ElfFormatException;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.ElfSymbol;
 import io.github.kernelarchive.elf.VersionFloor;
@@ -9,7 +8,6 @@ import io.github.kernelarchive.toolchain.ProcessResult;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.Tool;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -68,12 +66,7 @@ public final class HostGlibc {
   public static HostGlibc read(Map<String, Path> libraries) throws IOException {
     Map<String, List<Definition>> bySymbol = new HashMap<>();
     for (Map.Entry<String, Path> library : libraries.entrySet()) {
-      ElfObject elf;
-      try {
-        elf = ElfObject.parse(ByteBuffer.wrap(Files.readAllBytes(library.getValue())));
-      } catch (ElfFormatException e) {
-        throw new IOException(library.getValue() + " is not a readable shared library: " + e.getMessage(), e);
-      }
+      ElfObject elf = ElfObject.read(library.getValue());
       for (ElfSymbol symbol : elf.dynamicSymbols()) {
         String version = symbol.version().replaceFirst("^@@?", "");
         if (!symbol.isDefined() || !isNumbered(version) || symbol.isVersionNode()) {

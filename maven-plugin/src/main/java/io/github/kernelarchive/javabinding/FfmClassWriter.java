@@ -188,13 +188,21 @@ final class FfmClassWriter {
 
   /** {@code mha_fwd_args} → {@code MhaFwdArgs}. */
   static String className(String cName) {
-    StringBuilder name = new StringBuilder();
-    for (String part : cName.split("_+")) {
+    return camelCase(cName, "Struct");
+  }
+
+  /**
+   * The words of {@code name} (apart by anything but letters and digits), each capitalized;
+   * {@code prefix} goes first where that would not start a Java identifier.
+   */
+  static String camelCase(String name, String prefix) {
+    StringBuilder camel = new StringBuilder();
+    for (String part : name.split("[^A-Za-z0-9]+")) {
       if (!part.isEmpty()) {
-        name.append(Character.toUpperCase(part.charAt(0))).append(part.substring(1));
+        camel.append(Character.toUpperCase(part.charAt(0))).append(part.substring(1));
       }
     }
-    return name.length() == 0 || !Character.isJavaIdentifierStart(name.charAt(0)) ? "Struct" + name : name.toString();
+    return camel.length() == 0 || !Character.isJavaIdentifierStart(camel.charAt(0)) ? prefix + camel : camel.toString();
   }
 
   private static String constant(String field) {

@@ -66,13 +66,7 @@ public record KernelJarContents(Path jar, String library, List<String> exports, 
 
   /** {@code mha} → {@code Mha}, {@code fast_ops} → {@code FastOps}. */
   public static String className(String library) {
-    StringBuilder name = new StringBuilder();
-    for (String part : library.split("[^A-Za-z0-9]+")) {
-      if (!part.isEmpty()) {
-        name.append(Character.toUpperCase(part.charAt(0))).append(part.substring(1));
-      }
-    }
-    return name.length() == 0 || !Character.isJavaIdentifierStart(name.charAt(0)) ? "Kernel" + name : name.toString();
+    return FfmClassWriter.camelCase(library, "Kernel");
   }
 
   private static List<String> exports(ZipFile zip, ZipArchiveEntry index) throws IOException {

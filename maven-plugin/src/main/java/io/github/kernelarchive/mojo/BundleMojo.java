@@ -18,14 +18,10 @@ import org.apache.maven.plugins.annotations.Parameter;
  * give the same bytes in any checkout.
  */
 @Mojo(name = "bundle", defaultPhase = LifecyclePhase.PACKAGE, threadSafe = true)
-public class BundleMojo extends KernelMojo {
+public class BundleMojo extends PackagingMojo {
   /** The public headers shipped to consumers (put on their include path). */
   @Parameter(property = "kernel.headers", defaultValue = "${project.basedir}/src/main/include")
   private File headers;
-
-  /** Reproducible builds' timestamp (ISO-8601 or seconds since the epoch), as Maven's own archivers take it. */
-  @Parameter(defaultValue = "${project.build.outputTimestamp}")
-  private String outputTimestamp;
 
   @Override
   protected void run() throws MojoExecutionException, MojoFailureException {
@@ -37,7 +33,7 @@ public class BundleMojo extends KernelMojo {
     Path main = kernelPackaging ? target.resolve(name + ".kernel") : null;
     try {
       BundlePackager.pack(outputDirectory.toPath(), headers.toPath(), platformBundle, main,
-          OutputTimestamp.of(outputTimestamp, System.getenv("SOURCE_DATE_EPOCH")));
+          entryTime());
     } catch (BuildFailureException e) {
       throw new MojoFailureException(e.getMessage(), e);
     } catch (IOException e) {

@@ -13,7 +13,6 @@ import org.apache.commons.compress.archivers.zip.ZipFile;
 import org.apache.maven.artifact.Artifact;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
-import org.apache.maven.plugin.descriptor.PluginDescriptor;
 import org.apache.maven.plugins.annotations.LifecyclePhase;
 import org.apache.maven.plugins.annotations.Mojo;
 import org.apache.maven.plugins.annotations.Parameter;
@@ -26,7 +25,7 @@ import org.apache.maven.plugins.annotations.ResolutionScope;
  */
 @Mojo(name = "jar-merge", defaultPhase = LifecyclePhase.PACKAGE, requiresDependencyResolution = ResolutionScope.RUNTIME,
     threadSafe = true)
-public class JarMergeMojo extends KernelMojo {
+public class JarMergeMojo extends PackagingMojo {
   /** The library to merge; default the one kernel library among the dependencies. */
   @Parameter(property = "kernel.library")
   private String library;
@@ -34,13 +33,6 @@ public class JarMergeMojo extends KernelMojo {
   /** The merged jar's classifier. */
   @Parameter(property = "kernel.jar.classifier", defaultValue = "multiplatform")
   private String mergedClassifier;
-
-  /** Reproducible builds' timestamp; else {@code SOURCE_DATE_EPOCH}. */
-  @Parameter(defaultValue = "${project.build.outputTimestamp}")
-  private String outputTimestamp;
-
-  @Parameter(defaultValue = "${plugin}", readonly = true)
-  private PluginDescriptor plugin;
 
   @Override
   protected void run() throws MojoExecutionException, MojoFailureException {
@@ -73,8 +65,8 @@ public class JarMergeMojo extends KernelMojo {
       Path target = Path.of(project.getBuild().getDirectory(),
           project.getBuild().getFinalName() + "-" + mergedClassifier + ".jar");
       NativeJarMerger.Result result = NativeJarMerger.merge(jars, chosen, target,
-          OutputTimestamp.of(outputTimestamp, System.getenv("SOURCE_DATE_EPOCH")),
-          plugin.getArtifactId() + " " + plugin.getVersion());
+          entryTime(),
+          createdBy());
       getLog().info("Kernel jar: " + target.getFileName() + " holds lib" + chosen + ".so for "
           + String.join(", ", result.platforms()));
       projectHelper.attachArtifact(project, "jar", mergedClassifier, target.toFile());

@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
-import org.apache.maven.plugin.descriptor.PluginDescriptor;
 import org.apache.maven.plugins.annotations.LifecyclePhase;
 import org.apache.maven.plugins.annotations.Mojo;
 import org.apache.maven.plugins.annotations.Parameter;
@@ -24,7 +23,7 @@ import org.apache.maven.plugins.annotations.Parameter;
  * execution of it does the same in the {@code pom} and {@code jar} packagings.
  */
 @Mojo(name = "jar", defaultPhase = LifecyclePhase.PACKAGE, threadSafe = true)
-public class JarMojo extends KernelMojo {
+public class JarMojo extends PackagingMojo {
   /** Library name: {@code mha} for {@code libmha.so}. */
   @Parameter(property = "kernel.library", defaultValue = "${project.artifactId}")
   private String library;
@@ -33,16 +32,9 @@ public class JarMojo extends KernelMojo {
   @Parameter(property = "kernel.headers", defaultValue = "${project.basedir}/src/main/include")
   private File headers;
 
-  /** Reproducible builds' timestamp; else {@code SOURCE_DATE_EPOCH}. */
-  @Parameter(defaultValue = "${project.build.outputTimestamp}")
-  private String outputTimestamp;
-
   /** Skips the jar alone. */
   @Parameter(property = "kernel.jar.skip", defaultValue = "false")
   private boolean skipJar;
-
-  @Parameter(defaultValue = "${plugin}", readonly = true)
-  private PluginDescriptor plugin;
 
   @Override
   protected void run() throws MojoExecutionException, MojoFailureException {
@@ -70,8 +62,8 @@ public class JarMojo extends KernelMojo {
     try {
       result = NativeJarBuilder.build(new NativeJarRequest(file, library, platform, headers.toPath(),
           metadata.exports(), metadata.cudaArchs().isEmpty() ? "none" : metadata.cudaRuntime(), jar,
-          OutputTimestamp.of(outputTimestamp, System.getenv("SOURCE_DATE_EPOCH")),
-          plugin.getArtifactId() + " " + plugin.getVersion()));
+          entryTime(),
+          createdBy()));
     } catch (IOException e) {
       throw new MojoExecutionException("Writing the kernel jar failed: " + e.getMessage(), e);
     }

@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
-import org.apache.maven.plugin.descriptor.PluginDescriptor;
 import org.apache.maven.plugins.annotations.LifecyclePhase;
 import org.apache.maven.plugins.annotations.Mojo;
 import org.apache.maven.plugins.annotations.Parameter;
@@ -33,7 +32,7 @@ import org.apache.maven.plugins.annotations.Parameter;
  * {@code <wheel>}.
  */
 @Mojo(name = "wheel", defaultPhase = LifecyclePhase.PACKAGE, threadSafe = true)
-public class WheelMojo extends KernelMojo {
+public class WheelMojo extends PackagingMojo {
   /** The wheel: name, package, extension module, metadata, dependencies on other wheels. */
   @Parameter
   private WheelConfig wheel;
@@ -49,13 +48,6 @@ public class WheelMojo extends KernelMojo {
   /** Public headers, put into the wheel with {@code <wheel><headers>true}. */
   @Parameter(property = "kernel.headers", defaultValue = "${project.basedir}/src/main/include")
   private File headers;
-
-  /** Reproducible builds' timestamp; else {@code SOURCE_DATE_EPOCH}. */
-  @Parameter(defaultValue = "${project.build.outputTimestamp}")
-  private String outputTimestamp;
-
-  @Parameter(defaultValue = "${plugin}", readonly = true)
-  private PluginDescriptor plugin;
 
   @Override
   protected void run() throws MojoExecutionException, MojoFailureException {
@@ -117,8 +109,8 @@ public class WheelMojo extends KernelMojo {
         kernelOutput.resolve("wheel"), wheel.name != null ? wheel.name : project.getArtifactId(), version,
         importPackage, PythonModule.extension(wheel, python), pythonSources, wheel.headers ? headers.toPath() : null,
         metadata, dependencies, wheel.vendored, "stub".equals(cudaRuntime(kernelOutput)), wheel.maxManylinux,
-        OutputTimestamp.of(outputTimestamp, System.getenv("SOURCE_DATE_EPOCH")),
-        plugin.getArtifactId() + " " + plugin.getVersion());
+        entryTime(),
+        createdBy());
   }
 
   /** How the build reached the CUDA runtime, from the metadata it left beside the library; empty when unknown. */

@@ -1,12 +1,10 @@
 package io.github.kernelarchive.nativejar;
 
-import io.github.kernelarchive.elf.ElfFormatException;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.VersionFloor;
 import io.github.kernelarchive.jarfile.JarWriter;
 import io.github.kernelarchive.util.Hashing;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -33,7 +31,7 @@ public final class NativeJarBuilder {
   private NativeJarBuilder() {}
 
   public static Result build(NativeJarRequest request) throws IOException {
-    ElfObject library = read(request.library());
+    ElfObject library = ElfObject.read(request.library());
     Path folder = request.library().getParent();
     List<String> loadOrder = new ArrayList<>();
     for (ElfObject.DynamicEntry entry : library.dynamicEntries()) {
@@ -58,7 +56,7 @@ public final class NativeJarBuilder {
     for (String file : loadOrder) {
       Path path = folder.resolve(file);
       index.put("sha256." + file, Hashing.ofFile(path));
-      index.put("soname." + file, soname(path.equals(request.library()) ? library : read(path), file));
+      index.put("soname." + file, soname(path.equals(request.library()) ? library : ElfObject.read(path), file));
       entries.add(JarWriter.Entry.of(base + file, path, true));
     }
     StringBuilder text = new StringBuilder("# kernel-archive native index: what kernel-archive-runtime loads\n");
@@ -80,13 +78,5 @@ public final class NativeJarBuilder {
   private static String soname(ElfObject elf, String fallback) {
     return elf.dynamicEntries().stream().filter(e -> e.tag() == ElfObject.DT_SONAME).map(ElfObject.DynamicEntry::value)
         .findFirst().orElse(fallback);
-  }
-
-  private static ElfObject read(Path file) throws IOException {
-    try {
-      return ElfObject.parse(ByteBuffer.wrap(Files.readAllBytes(file)));
-    } catch (ElfFormatException e) {
-      throw new IOException(file + " is not a readable shared library: " + e.getMessage(), e);
-    }
   }
 }

@@ -90,6 +90,7 @@ public final class TestLinker {
     argv.addAll(List.of("-L" + libraryDirectory, "-l" + libraryName, "-Wl,-rpath," + libraryDirectory));
     argv.addAll(setup.flags());
     List<String> keyParts = new ArrayList<>(argv);
+    keyParts.add(setup.glibc() == null ? "host glibc" : "glibc " + setup.glibc().target().version());
     List<Path> inputs = new ArrayList<>(objects);
     inputs.add(setup.library());
     if (setup.whiteBox()) {

@@ -16,7 +16,6 @@ import io.github.kernelarchive.compile.CompileJob;
 import io.github.kernelarchive.compile.CompileStage;
 import io.github.kernelarchive.compile.FarmLauncher;
 import io.github.kernelarchive.compile.SlurmLauncher;
-import io.github.kernelarchive.elf.ElfFormatException;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.VersionFloor;
 import io.github.kernelarchive.deps.DependencyStage;
@@ -35,7 +34,6 @@ import io.github.kernelarchive.util.Hashing;
 import io.github.kernelarchive.util.KeyFile;
 import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -467,11 +465,7 @@ public final class KernelBuild {
     if (audit != null) {
       return audit.floor();
     }
-    try (FileChannel channel = FileChannel.open(library.library())) {
-      return VersionFloor.of(ElfObject.parse(channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size())));
-    } catch (ElfFormatException e) {
-      throw new IOException(library.library() + " is not a valid shared library: " + e.getMessage(), e);
-    }
+    return VersionFloor.of(ElfObject.read(library.library()));
   }
 
   private void logSummary(BuildSummary s) {

@@ -53,7 +53,7 @@ public final class StubStage {
   public Result build(StubRequest request, List<Path> objects, List<Path> archives)
       throws IOException, BuildFailureException, ToolchainException {
     Set<String> undefined = undefinedSymbols(objects, archives);
-    ElfObject runtime = parse(request.runtime());
+    ElfObject runtime = ElfObject.read(request.runtime());
     Map<String, Integer> offered = new TreeMap<>();
     for (ElfSymbol symbol : runtime.dynamicSymbols()) {
       if (symbol.isDefined() && symbol.isExternal() && symbol.isVisible() && !symbol.name().isEmpty()) {
@@ -133,7 +133,7 @@ public final class StubStage {
   private static Set<String> undefinedSymbols(List<Path> objects, List<Path> archives) throws IOException {
     Set<String> undefined = new TreeSet<>();
     for (Path object : objects) {
-      collect(parse(object), undefined);
+      collect(ElfObject.read(object), undefined);
     }
     for (Path archive : archives) {
       try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.READ)) {
@@ -156,14 +156,6 @@ public final class StubStage {
       if (!symbol.isDefined() && symbol.isExternal() && !symbol.name().isEmpty()) {
         undefined.add(symbol.name());
       }
-    }
-  }
-
-  private static ElfObject parse(Path file) throws IOException {
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-      return ElfObject.parse(channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size()));
-    } catch (ElfFormatException e) {
-      throw new IOException(file + " is not a valid ELF file: " + e.getMessage(), e);
     }
   }
 }

@@ -119,6 +119,24 @@ class GlibcFloorTest {
   }
 
   @Test
+  void theTargetIsInTheLinkKeyChangingItAloneRelinks(@TempDir Path dir) throws Exception {
+    Path probe = compile(dir, "probe.cpp", Language.CXX);
+    Path out = dir.resolve("out");
+    GlibcFloor at234 = new GlibcFloor(new GlibcTarget("2.34"), cc(), toolchain.runner(), dir.resolve("work"));
+    assertTrue(linkResult(out, probe, at234).relinked());
+    assertFalse(linkResult(out, probe, at234).relinked(), "nothing changed");
+    GlibcFloor at217 = new GlibcFloor(TARGET, cc(), toolchain.runner(), dir.resolve("work"));
+    SharedLibraryLinker.Result again = linkResult(out, probe, at217);
+    assertTrue(again.relinked(), "only kernel.glibc changed, and the library was linked again");
+    assertTrue(VersionFloor.of(ElfObject.read(again.library())).stream()
+        .allMatch(f -> !f.family().equals("GLIBC") || TARGET.admits(f.version())));
+  }
+
+  private static SharedLibraryLinker.Result linkResult(Path out, Path object, GlibcFloor floor) throws Exception {
+    return linkResult(out, object, floor, true);
+  }
+
+  @Test
   void packedRelocationsAreRefusedForTheyNeedTheLoaderOf236(@TempDir Path dir) throws Exception {
     Path object = compile(dir, "loader.c", Language.C);
     Files.createDirectories(dir.resolve("out"));
@@ -138,11 +156,16 @@ class GlibcFloorTest {
   }
 
   private static Path link(Path out, Path object, GlibcFloor floor, boolean staticRuntime) throws Exception {
+    return linkResult(out, object, floor, staticRuntime).library();
+  }
+
+  private static SharedLibraryLinker.Result linkResult(Path out, Path object, GlibcFloor floor, boolean staticRuntime)
+      throws Exception {
     Files.createDirectories(out);
     SharedLibraryLinker linker = new SharedLibraryLinker(toolchain.compiler(Language.CXX).orElseThrow(),
         toolchain.linker(), toolchain.runner(), out, new ContentHashes(), floor, staticRuntime);
     return linker.link(new LinkRequest("p", List.of(object), List.of(), true, List.of(), List.of("probe", "seed"),
-        null, List.of(), null)).library();
+        null, List.of(), null));
   }
 
   private static Path compile(Path dir, String resource, Language language) throws Exception {

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.kernelarchive.pipeline.Installed;
 import io.github.kernelarchive.runtime.KernelLibrary;
+import io.github.kernelarchive.scan.Language;
 import java.io.InputStream;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -25,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 class NativeJarBuilderTest {
   @Test
   void carriesTheLibraryWhatItNeedsAndAnIndexTheRuntimeLoads(@TempDir Path dir) throws Exception {
+    Installed.assumeCompiler(Language.C);
     Path out = Files.createDirectories(dir.resolve("kernel"));
     Files.writeString(dir.resolve("dep.c"), "int dep_value(void) { return 41; }\n");
     Files.writeString(dir.resolve("main.c"), "int dep_value(void);\nint main_value(void) { return dep_value() + 1; }\n");
@@ -86,6 +89,7 @@ class NativeJarBuilderTest {
 
   @Test
   void platformJarsOfACiMatrixMergeIntoOneTheRuntimeChoosesFrom(@TempDir Path dir) throws Exception {
+    Installed.assumeCompiler(Language.C);
     boolean cross = java.util.Arrays.stream(System.getenv("PATH").split(":"))
         .anyMatch(d -> Files.isExecutable(Path.of(d, "aarch64-linux-gnu-gcc")));
     if (!cross) {

@@ -2,7 +2,6 @@ package io.github.kernelarchive.runtime;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
@@ -59,13 +58,5 @@ public record NativeIndex(String library, String platform, String glibc, String 
 
   public String sha256Of(String file) {
     return entries.getProperty("sha256." + file).trim();
-  }
-
-  static String text(List<String> lines) {
-    return String.join("\n", lines) + "\n";
-  }
-
-  static byte[] bytes(String text) {
-    return text.getBytes(StandardCharsets.ISO_8859_1);
   }
 }

@@ -33,7 +33,7 @@ final class KernelJar {
     Path library = library(work, version);
     Path classes = compileVer(work);
     byte[] so = Files.readAllBytes(library);
-    String index = NativeIndex.text(List.of("format=1", "library=ver", "platform=" + platform, "glibc=2.17",
+    String index = indexText(List.of("format=1", "library=ver", "platform=" + platform, "glibc=2.17",
         "cuda=none", "load=libver.so", "sha256.libver.so=" + Hashes.sha256(so), "soname.libver.so=libver.so"));
     Path jar = dir.resolve("ver-" + version + "-" + platform + ".jar");
     try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
@@ -80,6 +80,11 @@ final class KernelJar {
         runtimeClasses().toString(), "-d", classes.toString(), source.toString());
     assertEquals(0, status, "javac t/Ver.java");
     return classes;
+  }
+
+  /** An index file's text: one key=value a line. */
+  static String indexText(List<String> lines) {
+    return String.join("\n", lines) + "\n";
   }
 
   private static void put(JarOutputStream out, String name, byte[] bytes) throws IOException {

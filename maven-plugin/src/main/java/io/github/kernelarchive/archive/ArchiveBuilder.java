@@ -110,13 +110,23 @@ public final class ArchiveBuilder {
 
   /**
    * Builds the archive {@code output} from {@code inputs} (in order), keeping batch archives in
-   * {@code workDirectory}. The archive is published by rename; its structure is not read back here.
+   * {@code workDirectory}: {@link #batch}, then {@link Batched#combine}.
    *
    * @throws java.nio.file.NoSuchFileException when an object does not exist
    * @throws ArchiveInvalidException when an object is not one this archive can hold, a batch does
    *     not list its planned objects, or an object changed while it was archived
    */
   public Result build(String name, List<Input> inputs, Path workDirectory, Path output)
+      throws IOException, ToolchainException, ArchiveInvalidException, InterruptedException {
+    return batch(name, inputs, workDirectory, output).combine();
+  }
+
+  /**
+   * The first step: every batch made ({@code ar}, kept, or from the cache) and checked to list
+   * exactly its planned objects. The batches can then stand in for the archive (linkers read thin
+   * archives) while {@link Batched#combine} writes it.
+   */
+  public Batched batch(String name, List<Input> inputs, Path workDirectory, Path output)
       throws IOException, ToolchainException, ArchiveInvalidException, InterruptedException {
     Files.createDirectories(workDirectory);
     int batches = (inputs.size() + batchSize - 1) / batchSize;
@@ -125,34 +135,78 @@ public final class ArchiveBuilder {
     // batch's response file, its key and its check all use it.
     List<String> relativeNames = relativeNames(workDirectory, inputs);
     Batches made = makeBatches(name, inputs, relativeNames, workDirectory, batches);
+    List<ArWriter.Entry> entries;
+    try (Trace.Span span = Trace.current().span("read batches of " + name, "archive")) {
+      entries = readBatches(workDirectory, batches, inputs, made.stats(), relativeNames);
+    }
+    List<Path> files = IntStream.range(0, batches).mapToObj(i -> batchFile(workDirectory, i)).toList();
+    return new Batched(name, inputs, workDirectory, output, relativeNames, made, entries, files);
+  }
 
-    Path temporary = AtomicFiles.temporarySibling(output);
-    try {
-      List<ArWriter.Entry> entries;
-      try (Trace.Span span = Trace.current().span("read batches of " + name, "archive")) {
-        entries = readBatches(workDirectory, batches, inputs, made.stats(), relativeNames);
-      }
-      Combined combined;
-      try (Trace.Span span = Trace.current().span("combine " + name, "archive")) {
-        combined = combine(name, inputs, entries, made.stats(), temporary, output);
-      }
-      int batchesRun = 0;
-      for (int i = 0; i < batches; i++) {
-        if (made.ran()[i] || made.fromCache()[i]) {
-          String key = made.keys()[i] != null ? made.keys()[i] : batchKey(i, inputs, relativeNames,
-              member -> combined.members().get(member).sha256());
-          KeyFile.record(keyFile(workDirectory, i), key);
-          if (made.ran()[i] && cache != null) {
-            Path batch = batchFile(workDirectory, i);
-            cache.store(EntryKind.BATCH, key, batch, new ContentManifest(key, Hashing.ofFile(batch), List.of()).toBytes());
-          }
-          batchesRun += made.ran()[i] ? 1 : 0;
+  /** An archive whose batches are made: what {@link #combine} writes it from. */
+  public final class Batched {
+    private final String name;
+    private final List<Input> inputs;
+    private final Path workDirectory;
+    private final Path output;
+    private final List<String> relativeNames;
+    private final Batches made;
+    private final List<ArWriter.Entry> entries;
+    private final List<Path> files;
+
+    private Batched(String name, List<Input> inputs, Path workDirectory, Path output, List<String> relativeNames,
+        Batches made, List<ArWriter.Entry> entries, List<Path> files) {
+      this.name = name;
+      this.inputs = inputs;
+      this.workDirectory = workDirectory;
+      this.output = output;
+      this.relativeNames = relativeNames;
+      this.made = made;
+      this.entries = entries;
+      this.files = files;
+    }
+
+    /** The thin batches, in order: together they list the archive's members. */
+    public List<Path> files() {
+      return files;
+    }
+
+    /** The members' bytes in all. */
+    public long bytes() {
+      return entries.stream().mapToLong(ArWriter.Entry::size).sum();
+    }
+
+    /**
+     * Writes the archive from the batches' members, each object read once, records the batches'
+     * keys, and publishes the archive by rename; its structure is not read back here.
+     */
+    public Result combine() throws IOException, ArchiveInvalidException {
+      int batches = files.size();
+      Path temporary = AtomicFiles.temporarySibling(output);
+      try {
+        Combined combined;
+        try (Trace.Span span = Trace.current().span("combine " + name, "archive")) {
+          combined = ArchiveBuilder.this.combine(name, inputs, entries, made.stats(), temporary, output);
         }
+        int batchesRun = 0;
+        for (int i = 0; i < batches; i++) {
+          if (made.ran()[i] || made.fromCache()[i]) {
+            String key = made.keys()[i] != null ? made.keys()[i] : batchKey(i, inputs, relativeNames,
+                member -> combined.members().get(member).sha256());
+            KeyFile.record(keyFile(workDirectory, i), key);
+            if (made.ran()[i] && cache != null) {
+              Path batch = batchFile(workDirectory, i);
+              cache.store(EntryKind.BATCH, key, batch,
+                  new ContentManifest(key, Hashing.ofFile(batch), List.of()).toBytes());
+            }
+            batchesRun += made.ran()[i] ? 1 : 0;
+          }
+        }
+        AtomicFiles.publish(temporary, output);
+        return new Result(output, batches, batchesRun, combined.members(), combined.digest());
+      } finally {
+        Files.deleteIfExists(temporary);
       }
-      AtomicFiles.publish(temporary, output);
-      return new Result(output, batches, batchesRun, combined.members(), combined.digest());
-    } finally {
-      Files.deleteIfExists(temporary);
     }
   }
 

@@ -356,6 +356,23 @@ public final class ElfObject {
    * Apart from {@link #parse}, which reads thousands of objects per build and needs no notes.
    */
   public static Optional<String> buildId(ByteBuffer data) throws ElfFormatException {
+    Optional<Field> field = buildIdField(data);
+    if (field.isEmpty()) {
+      return Optional.empty();
+    }
+    byte[] id = new byte[field.get().length()];
+    data.slice().get((int) field.get().offset(), id);
+    return Optional.of(HexFormat.of().formatHex(id));
+  }
+
+  /** {@code length} bytes at {@code offset} of the file. */
+  public record Field(long offset, int length) {}
+
+  /**
+   * Where the build ID's bytes are in the file; empty when it has none. The link writes them in
+   * place once it knows them.
+   */
+  public static Optional<Field> buildIdField(ByteBuffer data) throws ElfFormatException {
     ByteBuffer elf = header(data);
     long sectionHeaders = elf.getLong(40);
     int entrySize = Short.toUnsignedInt(elf.getShort(58));
@@ -381,9 +398,7 @@ public final class ElfObject {
           throw new ElfFormatException("a note runs past the end of its section");
         }
         if (type == NT_GNU_BUILD_ID && nameSize == 4 && isGnu(elf, (int) name)) {
-          byte[] id = new byte[(int) descriptionSize];
-          elf.get((int) description, id);
-          return Optional.of(HexFormat.of().formatHex(id));
+          return Optional.of(new Field(description, (int) descriptionSize));
         }
         at = next;
       }

@@ -1,6 +1,8 @@
 package io.github.kernelarchive.link;
 
 import io.github.kernelarchive.archive.MemberSymbols;
+import io.github.kernelarchive.common.BuildFailureException;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -25,15 +27,35 @@ public record LinkRequest(String libraryName, List<Path> objects, List<Archive> 
     Path cudaLibraryDirectory) {
 
   /**
-   * An archive and its content hash (known from its manifest, so the link key need not re-read
-   * it), and what its members define strongly when this run inspected them ({@code null}
-   * otherwise: the duplicate check then reads the archive).
+   * An archive, linked whole. Either it is published at {@code file} and its {@code contents} are
+   * known, or it is still being written and {@code standIns} (its thin {@code ar} batches, which
+   * list the same members in the same order) are linked meanwhile; {@code contents} then waits for
+   * it to be written and checked. Its contents are its hash (from its manifest or its writer, so the
+   * link key need not re-read it) and what its members define strongly when this run inspected them
+   * ({@code null} otherwise: the duplicate check then reads the archive).
    */
-  public record Archive(Path file, String sha256, List<MemberSymbols> definitions) {
+  public record Archive(Path file, List<Path> standIns, Contents contents) {
+    public Archive {
+      standIns = List.copyOf(standIns);
+    }
+
+    public Archive(Path file, String sha256, List<MemberSymbols> definitions) {
+      this(file, List.of(), () -> new Checked(sha256, definitions));
+    }
+
     public Archive(Path file, String sha256) {
       this(file, sha256, null);
     }
   }
+
+  /** Waits until an archive is written and checked; throws what made it fail. */
+  @FunctionalInterface
+  public interface Contents {
+    Checked await() throws IOException, BuildFailureException;
+  }
+
+  /** What the link needs of an archive once it is checked: its digest and its members' strong definitions. */
+  public record Checked(String sha256, List<MemberSymbols> definitions) {}
 
   public LinkRequest {
     objects = List.copyOf(objects);

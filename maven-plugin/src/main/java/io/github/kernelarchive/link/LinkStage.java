@@ -33,8 +33,19 @@ import java.util.stream.Stream;
  * published under its name.
  */
 public final class LinkStage {
-  /** An archive to link, and whether it holds CUDA objects (then it takes part in the device link). */
-  public record Archive(String name, Path file, String sha256, List<MemberSymbols> definitions, boolean deviceCode) {}
+  /**
+   * An archive to link (perhaps still being written, see {@link LinkRequest.Archive}), and whether it
+   * holds CUDA objects (then it takes part in the device link).
+   */
+  public record Archive(String name, LinkRequest.Archive archive, boolean deviceCode) {
+    public Archive(String name, Path file, String sha256, List<MemberSymbols> definitions, boolean deviceCode) {
+      this(name, new LinkRequest.Archive(file, sha256, definitions), deviceCode);
+    }
+
+    public Path file() {
+      return archive.file();
+    }
+  }
 
   /**
    * What the earlier stages produced for the link.
@@ -94,6 +105,7 @@ public final class LinkStage {
       }
     }
     if (!stubs.isEmpty()) {
+      awaitArchives(inputs); // stubs are made for what the archives call
       StubStage stage = new StubStage(toolchain.compiler(Language.C).orElseThrow(), toolchain.runner(), outputDirectory);
       List<Path> archiveFiles = inputs.archives().stream().map(Archive::file).toList();
       for (StubRequest stub : stubs) {
@@ -107,8 +119,7 @@ public final class LinkStage {
     SharedLibraryLinker linker = new SharedLibraryLinker(toolchain.compiler(Language.CXX).orElseThrow(),
         toolchain.linker(), toolchain.runner(), outputDirectory, hashes, glibcFloor(settings), settings.staticRuntime());
     if (settings.privateArchives()) {
-      List<LinkRequest.Archive> archives = inputs.archives().stream()
-          .map(a -> new LinkRequest.Archive(a.file(), a.sha256(), a.definitions())).toList();
+      List<LinkRequest.Archive> archives = inputs.archives().stream().map(Archive::archive).toList();
       try (Trace.Span span = Trace.current().span("link lib" + libraryName + ".so", "link")) {
         return new Result(logged(linker.link(new LinkRequest(libraryName, hostObjects, archives, true,
             inputs.sharedLibraries(), settings.exports(), settings.symbolVersion(), linkFlags, cudaLibraries), check)),
@@ -117,7 +128,7 @@ public final class LinkStage {
     }
     List<Path> archiveLibraries = new ArrayList<>();
     for (Archive archive : inputs.archives()) {
-      LinkRequest.Archive whole = new LinkRequest.Archive(archive.file(), archive.sha256());
+      LinkRequest.Archive whole = archive.archive();
       archiveLibraries.add(logged(linker.link(new LinkRequest(archive.name(), List.of(), List.of(whole), false,
           List.of(), List.of(), null, linkFlags, cudaLibraries))).library());
     }
@@ -185,9 +196,17 @@ public final class LinkStage {
     return new StubRequest("cudart", real, sonames, 35L, List.of(), headers);
   }
 
+  /** Waits until every archive is written and checked: for the steps that read their bytes themselves. */
+  private static void awaitArchives(Inputs inputs) throws IOException, BuildFailureException {
+    for (Archive archive : inputs.archives()) {
+      archive.archive().contents().await();
+    }
+  }
+
   /** nvcc -dlink over the host CUDA objects and every archive that holds CUDA objects. */
   private Path deviceLink(String libraryName, Tool nvcc, Inputs inputs)
       throws ToolchainException, IOException, BuildFailureException {
+    awaitArchives(inputs); // nvlink reads the archives of record
     List<Path> objects = new ArrayList<>(inputs.cudaHostObjects());
     inputs.archives().stream().filter(Archive::deviceCode).forEach(a -> objects.add(a.file()));
     objects.addAll(inputs.deviceLibraries());

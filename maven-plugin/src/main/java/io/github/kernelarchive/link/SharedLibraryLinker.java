@@ -151,36 +151,47 @@ public final class SharedLibraryLinker {
     int userFlags = arguments.size();
     arguments.addAll(request.linkFlags());
 
-    String key;
-    try (Trace.Span span = Trace.current().span("link inputs", "link")) {
-      Set<String> ownInputs = new HashSet<>();
-      request.objects().forEach(o -> ownInputs.add(o.toString()));
-      request.archives().forEach(a -> ownInputs.add(a.file().toString()));
-      List<String> options = arguments.stream().filter(a -> !ownInputs.contains(a)).toList();
-      key = key(arguments, request, LinkInputs.of(driver, runner, options, outputDirectory,
-          linkDirectory.resolve(fileName + ".inputs")));
+    // An archive still being written is linked through its stand-ins and waited for after the
+    // linker ran (its writer works meanwhile); one without stand-ins is waited for now.
+    boolean throughStandIns = request.archives().stream().anyMatch(a -> !a.standIns().isEmpty());
+    Map<LinkRequest.Archive, LinkRequest.Checked> checked = new HashMap<>();
+    for (LinkRequest.Archive archive : request.archives()) {
+      if (archive.standIns().isEmpty()) {
+        checked.put(archive, archive.contents().await());
+      }
     }
     Path keyFile = linkDirectory.resolve(fileName + ".key");
-    if (KeyFile.upToDate(library, keyFile, key)) {
-      verifyOrWithdraw(check, library, library, keyFile);
-      return new Result(library, false, linker.name());
+    // The key is over the arguments without the build ID, which is made from it.
+    List<String> keyed = List.copyOf(arguments);
+    String key = null;
+    if (!throughStandIns) {
+      key = key(keyed, request, checked, linkDirectory, fileName);
+      if (KeyFile.upToDate(library, keyFile, key)) {
+        verifyOrWithdraw(check, library, library, keyFile);
+        return new Result(library, false, linker.name());
+      }
+      // Before the linker: it would stop at the first multiple definition; this lists them all.
+      checkDuplicates(request, checked);
     }
     // The build ID is the link key's: the linker would otherwise hash the whole library it wrote
-    // (mold, 334 MB: 0.1-0.2 s of wall time, 0.2-0.4 s of CPU). Before <linkFlags>, which may set their own.
-    arguments.add(userFlags, "-Wl,--build-id=0x" + buildId(key));
+    // (mold, 334 MB: 0.1-0.2 s of wall time, 0.2-0.4 s of CPU). Before <linkFlags>, which may set
+    // their own. A link through stand-ins starts before the key is known: it writes a placeholder,
+    // replaced in the file once the archives are checked.
+    arguments.add(userFlags, "-Wl,--build-id=0x" + (key == null ? BuildIdStamp.PLACEHOLDER : buildId(key)));
 
-    // Before the linker: it would stop at the first multiple definition; this lists them all.
-    try (Trace.Span span = Trace.current().span("duplicate definitions", "link")) {
-      Map<Path, List<MemberSymbols>> known = new HashMap<>();
-      request.archives().stream().filter(a -> a.definitions() != null)
-          .forEach(a -> known.put(a.file(), a.definitions()));
-      DuplicateDefinitions.check(request.objects(), request.archives().stream().map(LinkRequest.Archive::file).toList(),
-          known);
-    }
     Path temporary = AtomicFiles.temporarySibling(library);
     RedirectPlan redirected = null;
     try {
-      run(arguments, temporary, linkDirectory, fileName);
+      if (throughStandIns) {
+        linkThroughStandIns(request, arguments, checked, temporary, linkDirectory, fileName);
+        key = key(keyed, request, checked, linkDirectory, fileName);
+        if (KeyFile.upToDate(library, keyFile, key)) {
+          verifyOrWithdraw(check, library, library, keyFile);
+          return new Result(library, false, linker.name());
+        }
+      } else {
+        run(arguments, temporary, linkDirectory, fileName);
+      }
       if (glibc != null) {
         redirected = glibc.hold(temporary, fileName, extra -> {
           List<String> again = new ArrayList<>(arguments);
@@ -190,6 +201,9 @@ public final class SharedLibraryLinker {
           }
         }, symbols -> referrers(arguments, symbols, linkDirectory, fileName));
       }
+      if (throughStandIns) {
+        BuildIdStamp.write(temporary, buildId(key));
+      }
       verifyOrWithdraw(check, temporary, library, keyFile);
       AtomicFiles.publish(temporary, library);
     } finally {
@@ -197,6 +211,57 @@ public final class SharedLibraryLinker {
     }
     KeyFile.record(keyFile, key);
     return new Result(library, true, linker.name(), redirected);
+  }
+
+  /**
+   * Runs the linker over the stand-ins of the archives still being written, then waits for them:
+   * an archive that failed its checks fails the link (its failure, not the linker's, is the cause),
+   * and so do duplicate definitions, listed in full; then the linker's own failure. Everything
+   * after this reads the archives of record, published by then.
+   */
+  private void linkThroughStandIns(LinkRequest request, List<String> arguments,
+      Map<LinkRequest.Archive, LinkRequest.Checked> checked, Path temporary, Path linkDirectory, String fileName)
+      throws IOException, BuildFailureException, ToolchainException {
+    List<String> throughStandIns = new ArrayList<>();
+    Map<String, List<Path>> standIns = new HashMap<>();
+    request.archives().forEach(a -> standIns.put(a.file().toString(), a.standIns()));
+    for (String argument : arguments) {
+      List<Path> files = standIns.get(argument);
+      if (files == null || files.isEmpty()) {
+        throughStandIns.add(argument);
+      } else {
+        files.forEach(f -> throughStandIns.add(f.toString()));
+      }
+    }
+    BuildFailureException linkerFailure = null;
+    try {
+      run(throughStandIns, temporary, linkDirectory, fileName);
+    } catch (BuildFailureException e) {
+      linkerFailure = e;
+    }
+    try (Trace.Span span = Trace.current().span("wait for the archives", "link")) {
+      for (LinkRequest.Archive archive : request.archives()) {
+        if (!checked.containsKey(archive)) {
+          checked.put(archive, archive.contents().await());
+        }
+      }
+    }
+    checkDuplicates(request, checked);
+    if (linkerFailure != null) {
+      throw linkerFailure;
+    }
+  }
+
+  /** Every strong symbol defined twice among the objects and archive members, before a linker names only the first. */
+  private static void checkDuplicates(LinkRequest request, Map<LinkRequest.Archive, LinkRequest.Checked> checked)
+      throws IOException, BuildFailureException {
+    try (Trace.Span span = Trace.current().span("duplicate definitions", "link")) {
+      Map<Path, List<MemberSymbols>> known = new HashMap<>();
+      request.archives().stream().filter(a -> checked.get(a).definitions() != null)
+          .forEach(a -> known.put(a.file(), checked.get(a).definitions()));
+      DuplicateDefinitions.check(request.objects(), request.archives().stream().map(LinkRequest.Archive::file).toList(),
+          known);
+    }
   }
 
   /** One run of the linker, writing {@code output}, through the response file kept for the user. */
@@ -287,7 +352,16 @@ public final class SharedLibraryLinker {
    * and scripts named in {@code <linkFlags>}), by content. The output folder is named
    * {@code ${output}}, so the same inputs in another checkout give the same key, and build ID.
    */
-  private String key(List<String> arguments, LinkRequest request, List<Path> otherInputs) throws IOException {
+  private String key(List<String> arguments, LinkRequest request, Map<LinkRequest.Archive, LinkRequest.Checked> checked,
+      Path linkDirectory, String fileName) throws IOException, ToolchainException {
+    List<Path> otherInputs;
+    try (Trace.Span span = Trace.current().span("link inputs", "link")) {
+      Set<String> ownInputs = new HashSet<>();
+      request.objects().forEach(o -> ownInputs.add(o.toString()));
+      request.archives().forEach(a -> ownInputs.add(a.file().toString()));
+      List<String> options = arguments.stream().filter(a -> !ownInputs.contains(a)).toList();
+      otherInputs = LinkInputs.of(driver, runner, options, outputDirectory, linkDirectory.resolve(fileName + ".inputs"));
+    }
     String output = outputDirectory.toAbsolutePath().normalize().toString();
     List<String> parts = new ArrayList<>(List.of(KEY_FORMAT, driver.identity(), linker.identity()));
     arguments.forEach(a -> parts.add(a.replace(output, "${output}")));
@@ -297,7 +371,7 @@ public final class SharedLibraryLinker {
     for (Path object : request.objects()) {
       parts.add(hashes.of(object).orElseThrow(() -> new IOException("cannot read " + object)));
     }
-    request.archives().forEach(a -> parts.add(a.sha256()));
+    request.archives().forEach(a -> parts.add(checked.get(a).sha256()));
     for (Path input : otherInputs) {
       parts.add(input.toString().replace(output, "${output}"));
       parts.add(hashes.of(input).orElseThrow(() -> new IOException("cannot read " + input + ", which the link reads")));

@@ -17,10 +17,13 @@ import java.util.List;
  * @param exports dynamic symbols the library exports (after the audit)
  * @param archiveLibraries with {@code staticLink=false}, the shared library of each archive
  * @param cache what the cache tiers did; {@code null} when the cache is off
+ * @param archiveMillis from the first archive's batches until the last archive was written and checked
+ * @param linkMillis the link; {@code besideArchiveMillis} of it ran while archives were still being written
+ * @param totalMillis the whole build, from the plugin's start: Maven's own start-up is not in it
  * @param floor the newest glibc, libstdc++ and libgcc versions the library needs; empty without a library
  */
 public record BuildSummary(int compiled, int objectsFromCache, int upToDate, int skipped, int servedByArchives,
     int archivesBuilt, int archivesFromCache, int archivesUpToDate, int batchesRun,
     Path library, boolean relinked, String linker, int exports, List<Path> archiveLibraries,
     long scanMillis, long planMillis, long compileMillis, long archiveMillis, long linkMillis,
-    BuildCache.Stats cache, List<VersionFloor> floor) {}
+    long besideArchiveMillis, long totalMillis, BuildCache.Stats cache, List<VersionFloor> floor) {}

@@ -427,12 +427,17 @@ public final class ArchiveBuilder {
     ArWriter.Inspector inspector = (member, bytes) -> {
       Path object = inputs.get(member).object();
       try {
+        // Right after its read, in the reading thread: the bytes are those of the size and time
+        // looked at before the pass, which the object's hash is then kept under.
+        checkUnchanged(object, stats.get(member), output);
         ElfObject parsed = requirements.check(bytes,
             () -> "object " + object + " (member " + (member + 1) + " of archive '" + name + "')", object);
         strongDefinitions.set(member, parsed.strongDefinitions());
         return parsed.definedExternalSymbols();
-      } catch (ObjectRequirements.MemberProblem e) {
+      } catch (ObjectRequirements.MemberProblem | ArchiveInvalidException e) {
         throw new ArWriter.RejectedMember(member, e.getMessage());
+      } catch (IOException e) {
+        throw new ArWriter.RejectedMember(member, object + " cannot be read any more (" + e.getMessage() + ")");
       }
     };
     ArWriter.Written written;
@@ -454,25 +459,20 @@ public final class ArchiveBuilder {
       members.add(new InspectedObject(inputs.get(i).name(), inputs.get(i).object(), stats.get(i).size(),
           stats.get(i).lastModifiedTime(), written.hashes().get(i), written.symbols().get(i), strongDefinitions.get(i)));
     }
-    checkUnchanged(members, output);
     return new Combined(members, written.digest());
   }
 
   /**
-   * Fails when an object's size or time moved since it was looked at before its read: its bytes
-   * may be torn, and its hash must not be kept under the old time. On all cores, in archive order.
+   * Fails when {@code object}'s size or time moved since it was looked at ({@code before}), before
+   * its bytes were read: they may be torn, and its hash must not be kept under the old time.
    */
-  static void checkUnchanged(List<InspectedObject> members, Path output)
+  static void checkUnchanged(Path object, BasicFileAttributes before, Path output)
       throws IOException, ArchiveInvalidException {
-    onAllCores(members.size(), i -> {
-      InspectedObject member = members.get(i);
-      BasicFileAttributes now = Files.readAttributes(member.object(), BasicFileAttributes.class);
-      if (now.size() != member.size() || !now.lastModifiedTime().equals(member.modified())) {
-        throw new ArchiveInvalidException(output, member.object() + " changed while it was archived (is another"
-            + " process writing it?). Run the build again once it is complete.");
-      }
-      return null;
-    });
+    BasicFileAttributes now = Files.readAttributes(object, BasicFileAttributes.class);
+    if (now.size() != before.size() || !now.lastModifiedTime().equals(before.lastModifiedTime())) {
+      throw new ArchiveInvalidException(output, object + " changed while it was archived (is another"
+          + " process writing it?). Run the build again once it is complete.");
+    }
   }
 
   /**

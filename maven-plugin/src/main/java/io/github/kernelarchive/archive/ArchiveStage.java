@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Produces each {@code lib<name>.a}: kept when it is current, else copied from the cache when a
@@ -80,23 +81,19 @@ public final class ArchiveStage {
   /**
    * Objects per batch when {@code kernel.batchSize} is not set. Each {@code llvm-ar} start costs
    * about 25 ms of CPU (loading libLLVM) and each thin member about 5 us, so its batches are as large
-   * as keeps every local core busy, from 2,000 up in doublings: 50,000 small objects on 2 cores in 2
-   * batches of 32,000 and 18,000 took 0.16 s against 0.73 s for 25 batches of 2,000. Doublings keep
-   * the batch borders where they were when a few objects come or go, so the other batches are
-   * reused. A larger batch only re-runs more members after a change (25,000 thin members: about
-   * 0.15 s), which the archive's combine, a pass over every member, outweighs anyway. GNU {@code
-   * ar} starts in 5 ms but its time per member grows with the batch (400: 18 ms, 1,000: 80 ms,
-   * 2,000: 276 ms): 400 stays its size.
+   * as keeps every local core busy, in steps of 2,000 (the least): 50,000 small objects on 2 cores
+   * in 2 batches took 0.16 s against 0.73 s for 25 batches of 2,000. Steps keep the batch borders
+   * where they were when a few objects come or go, so the other batches are reused. A larger batch
+   * only re-runs more members after a change (25,000 thin members: about 0.15 s), which writing the
+   * archive, a pass over every member, outweighs anyway. GNU {@code ar} starts in 5 ms but its time
+   * per member grows with the batch (400: 18 ms, 1,000: 80 ms, 2,000: 276 ms): 400 stays its size.
    */
   static int defaultBatchSize(Tool ar, int members, int parallelism) {
     if (!ar.identity().contains("LLVM")) {
       return 400;
     }
-    long size = 2000;
-    while ((members + size - 1) / size > Math.max(1, parallelism) && size < Integer.MAX_VALUE / 2) {
-      size *= 2;
-    }
-    return (int) size;
+    long perJob = (members + (long) Math.max(1, parallelism) - 1) / Math.max(1, parallelism);
+    return (int) Math.max(2000, (perJob + 1999) / 2000 * 2000);
   }
 
   public Path archiveFile(String name) {
@@ -227,7 +224,7 @@ public final class ArchiveStage {
     }
     List<Path> standIns = linkThroughBatches(batched.bytes(), inputs.size()) ? batched.files() : List.of();
     return ArchiveInProgress.start(request.name(), target, standIns,
-        () -> finish(request, dependencies, batched, target));
+        written -> finish(request, dependencies, batched, target, written));
   }
 
   /**
@@ -245,13 +242,20 @@ public final class ArchiveStage {
     return members > 0 && bytes / members >= STAND_IN_MEMBER_BYTES;
   }
 
-  /** The archive written from its batches, checked against the plan and validated; then recorded in the background. */
+  /**
+   * The archive written from its batches (then {@code written} is told, and a link may read it),
+   * checked against the plan and validated; then recorded in the background.
+   */
   private Outcome finish(ArchiveRequest request, Map<Path, List<Dependency>> dependencies,
-      ArchiveBuilder.Batched batched, Path target) throws IOException, BuildFailureException {
+      ArchiveBuilder.Batched batched, Path target, Consumer<ArchiveInProgress.Written> written)
+      throws IOException, BuildFailureException {
     ArchiveBuilder.Result built;
+    List<MemberSymbols> definitions;
     String digest;
     try {
       built = batched.combine();
+      definitions = built.members().stream().map(m -> new MemberSymbols(m.name(), m.strongDefinitions())).toList();
+      written.accept(new ArchiveInProgress.Written(built.digest(), definitions));
       checkUnchangedSincePlanning(request.name(), built.members());
       rememberPrebuiltHashes(request, built.members());
       try (Trace.Span span = Trace.current().span("validate " + request.name(), "archive")) {
@@ -268,8 +272,7 @@ public final class ArchiveStage {
     String archiveDigest = digest;
     records.submit(() -> record(request, dependencies, built.members(), archiveDigest, target));
     return new Outcome(request.name(), target, digest, Status.BUILT, built.members().size(),
-        built.batches(), built.batchesRun(),
-        built.members().stream().map(m -> new MemberSymbols(m.name(), m.strongDefinitions())).toList());
+        built.batches(), built.batchesRun(), definitions);
   }
 
   private static BuildFailureException missing(ArchiveRequest request, NoSuchFileException e) {

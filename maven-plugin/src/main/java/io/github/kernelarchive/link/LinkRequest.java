@@ -27,20 +27,22 @@ public record LinkRequest(String libraryName, List<Path> objects, List<Archive> 
     Path cudaLibraryDirectory) {
 
   /**
-   * An archive, linked whole. Either it is published at {@code file} and its {@code contents} are
-   * known, or it is still being written and {@code standIns} (its thin {@code ar} batches, which
-   * list the same members in the same order) are linked meanwhile; {@code contents} then waits for
-   * it to be written and checked. Its contents are its hash (from its manifest or its writer, so the
-   * link key need not re-read it) and what its members define strongly when this run inspected them
-   * ({@code null} otherwise: the duplicate check then reads the archive).
+   * An archive, linked whole. Either it is published at {@code file} and checked, or it is still
+   * being written: {@code contents} waits until it is written (a link may read it from then on),
+   * {@code checks} until it is also checked (before a library made from it is published), and
+   * {@code standIns} (its thin {@code ar} batches, which list the same members in the same order;
+   * empty when there are none) can be linked before it is written. Its contents are its hash (from
+   * its manifest or its writer, so the link key need not re-read it) and what its members define
+   * strongly when this run inspected them ({@code null} otherwise: the duplicate check then reads
+   * the archive).
    */
-  public record Archive(Path file, List<Path> standIns, Contents contents) {
+  public record Archive(Path file, List<Path> standIns, Contents contents, Checks checks) {
     public Archive {
       standIns = List.copyOf(standIns);
     }
 
     public Archive(Path file, String sha256, List<MemberSymbols> definitions) {
-      this(file, List.of(), () -> new Checked(sha256, definitions));
+      this(file, List.of(), () -> new Checked(sha256, definitions), () -> {});
     }
 
     public Archive(Path file, String sha256) {
@@ -48,13 +50,19 @@ public record LinkRequest(String libraryName, List<Path> objects, List<Archive> 
     }
   }
 
-  /** Waits until an archive is written and checked; throws what made it fail. */
+  /** Waits until an archive is written; throws what made it fail. */
   @FunctionalInterface
   public interface Contents {
     Checked await() throws IOException, BuildFailureException;
   }
 
-  /** What the link needs of an archive once it is checked: its digest and its members' strong definitions. */
+  /** Waits until an archive is checked; throws what it failed. */
+  @FunctionalInterface
+  public interface Checks {
+    void await() throws IOException, BuildFailureException;
+  }
+
+  /** What the link needs of an archive once it is written: its digest and its members' strong definitions. */
   public record Checked(String sha256, List<MemberSymbols> definitions) {}
 
   public LinkRequest {

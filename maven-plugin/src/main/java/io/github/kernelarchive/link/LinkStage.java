@@ -199,7 +199,7 @@ public final class LinkStage {
   /** Waits until every archive is written and checked: for the steps that read their bytes themselves. */
   private static void awaitArchives(Inputs inputs) throws IOException, BuildFailureException {
     for (Archive archive : inputs.archives()) {
-      archive.archive().contents().await();
+      archive.archive().checks().await();
     }
   }
 

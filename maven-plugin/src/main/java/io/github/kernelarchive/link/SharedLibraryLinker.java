@@ -18,6 +18,7 @@ import io.github.kernelarchive.util.Hashing;
 import io.github.kernelarchive.util.KeyFile;
 import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +29,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -151,8 +156,8 @@ public final class SharedLibraryLinker {
     int userFlags = arguments.size();
     arguments.addAll(request.linkFlags());
 
-    // An archive still being written is linked through its stand-ins and waited for after the
-    // linker ran (its writer works meanwhile); one without stand-ins is waited for now.
+    // An archive still being written is linked through its stand-ins and waited for while the
+    // linker runs; one without stand-ins is waited for until it is written (it is checked meanwhile).
     boolean throughStandIns = request.archives().stream().anyMatch(a -> !a.standIns().isEmpty());
     Map<LinkRequest.Archive, LinkRequest.Checked> checked = new HashMap<>();
     for (LinkRequest.Archive archive : request.archives()) {
@@ -167,31 +172,40 @@ public final class SharedLibraryLinker {
     if (!throughStandIns) {
       key = key(keyed, request, checked, linkDirectory, fileName);
       if (KeyFile.upToDate(library, keyFile, key)) {
+        awaitChecks(request);
         verifyOrWithdraw(check, library, library, keyFile);
         return new Result(library, false, linker.name());
       }
-      // Before the linker: it would stop at the first multiple definition; this lists them all.
-      checkDuplicates(request, checked);
     }
     // The build ID is the link key's: the linker would otherwise hash the whole library it wrote
     // (mold, 334 MB: 0.1-0.2 s of wall time, 0.2-0.4 s of CPU). Before <linkFlags>, which may set
     // their own. A link through stand-ins starts before the key is known: it writes a placeholder,
-    // replaced in the file once the archives are checked.
+    // replaced in the file once the archives are written.
     arguments.add(userFlags, "-Wl,--build-id=0x" + (key == null ? BuildIdStamp.PLACEHOLDER : buildId(key)));
 
     Path temporary = AtomicFiles.temporarySibling(library);
     RedirectPlan redirected = null;
     try {
+      runBeside(throughStandIns ? withStandIns(arguments, request) : arguments, temporary, linkDirectory, fileName,
+          () -> {
+            try (Trace.Span span = throughStandIns ? Trace.current().span("wait for the archives", "link") : null) {
+              for (LinkRequest.Archive archive : request.archives()) {
+                if (!checked.containsKey(archive)) {
+                  checked.put(archive, archive.contents().await());
+                }
+              }
+            }
+            checkDuplicates(request, checked);
+          });
       if (throughStandIns) {
-        linkThroughStandIns(request, arguments, checked, temporary, linkDirectory, fileName);
         key = key(keyed, request, checked, linkDirectory, fileName);
         if (KeyFile.upToDate(library, keyFile, key)) {
+          awaitChecks(request);
           verifyOrWithdraw(check, library, library, keyFile);
           return new Result(library, false, linker.name());
         }
-      } else {
-        run(arguments, temporary, linkDirectory, fileName);
       }
+      // From here on the archives of record are published: what links again reads them.
       if (glibc != null) {
         redirected = glibc.hold(temporary, fileName, extra -> {
           List<String> again = new ArrayList<>(arguments);
@@ -204,6 +218,7 @@ public final class SharedLibraryLinker {
       if (throughStandIns) {
         BuildIdStamp.write(temporary, buildId(key));
       }
+      awaitChecks(request);
       verifyOrWithdraw(check, temporary, library, keyFile);
       AtomicFiles.publish(temporary, library);
     } finally {
@@ -213,42 +228,84 @@ public final class SharedLibraryLinker {
     return new Result(library, true, linker.name(), redirected);
   }
 
+  /** Work done here while the linker runs; its failure is the cause to report. */
+  @FunctionalInterface
+  private interface Beside {
+    void run() throws IOException, BuildFailureException;
+  }
+
   /**
-   * Runs the linker over the stand-ins of the archives still being written, then waits for them:
-   * an archive that failed its checks fails the link (its failure, not the linker's, is the cause),
-   * and so do duplicate definitions, listed in full; then the linker's own failure. Everything
-   * after this reads the archives of record, published by then.
+   * Runs the linker on a thread of its own while {@code beside} runs here (waiting for the
+   * archives, the duplicate check), then waits for it. A failure of {@code beside} comes first: an
+   * archive that failed its checks or a symbol defined twice (all of them listed) is the cause of a
+   * linker's failure, not the other way round.
    */
-  private void linkThroughStandIns(LinkRequest request, List<String> arguments,
-      Map<LinkRequest.Archive, LinkRequest.Checked> checked, Path temporary, Path linkDirectory, String fileName)
+  private void runBeside(List<String> arguments, Path temporary, Path linkDirectory, String fileName, Beside beside)
       throws IOException, BuildFailureException, ToolchainException {
-    List<String> throughStandIns = new ArrayList<>();
+    ExecutorService linkerThread = Executors.newSingleThreadExecutor(runnable -> {
+      Thread thread = new Thread(runnable, "kernel-link");
+      thread.setDaemon(true);
+      return thread;
+    });
+    Future<Void> linking = linkerThread.submit(() -> {
+      run(arguments, temporary, linkDirectory, fileName);
+      return null;
+    });
+    try {
+      beside.run();
+    } finally {
+      awaitQuietly(linking); // no linker outlives the build, whichever failure is reported
+      linkerThread.shutdown();
+    }
+    try {
+      linking.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while linking " + fileName);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof BuildFailureException failure) {
+        throw failure;
+      }
+      if (e.getCause() instanceof ToolchainException failure) {
+        throw failure;
+      }
+      if (e.getCause() instanceof IOException failure) {
+        throw failure;
+      }
+      throw new IllegalStateException("linking " + fileName + " failed", e.getCause());
+    }
+  }
+
+  private static void awaitQuietly(Future<?> future) {
+    try {
+      future.get();
+    } catch (ExecutionException e) {
+      // reported by the caller
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** The arguments with each archive still being written replaced by its stand-ins. */
+  private static List<String> withStandIns(List<String> arguments, LinkRequest request) {
     Map<String, List<Path>> standIns = new HashMap<>();
     request.archives().forEach(a -> standIns.put(a.file().toString(), a.standIns()));
+    List<String> replaced = new ArrayList<>();
     for (String argument : arguments) {
       List<Path> files = standIns.get(argument);
       if (files == null || files.isEmpty()) {
-        throughStandIns.add(argument);
+        replaced.add(argument);
       } else {
-        files.forEach(f -> throughStandIns.add(f.toString()));
+        files.forEach(f -> replaced.add(f.toString()));
       }
     }
-    BuildFailureException linkerFailure = null;
-    try {
-      run(throughStandIns, temporary, linkDirectory, fileName);
-    } catch (BuildFailureException e) {
-      linkerFailure = e;
-    }
-    try (Trace.Span span = Trace.current().span("wait for the archives", "link")) {
-      for (LinkRequest.Archive archive : request.archives()) {
-        if (!checked.containsKey(archive)) {
-          checked.put(archive, archive.contents().await());
-        }
-      }
-    }
-    checkDuplicates(request, checked);
-    if (linkerFailure != null) {
-      throw linkerFailure;
+    return replaced;
+  }
+
+  /** Waits until every archive passed its checks: no library made from one that failed is published. */
+  private static void awaitChecks(LinkRequest request) throws IOException, BuildFailureException {
+    for (LinkRequest.Archive archive : request.archives()) {
+      archive.checks().await();
     }
   }
 

@@ -423,11 +423,11 @@ public final class KernelBuild {
     List<LinkStage.Archive> archives = new ArrayList<>();
     for (ArchiveInProgress archive : archived.archives().values()) {
       LinkRequest.Contents contents = () -> {
-        Outcome outcome = archive.await();
-        return new LinkRequest.Checked(outcome.sha256(), outcome.definitions());
+        ArchiveInProgress.Written written = archive.awaitWritten();
+        return new LinkRequest.Checked(written.sha256(), written.definitions());
       };
       archives.add(new LinkStage.Archive(archive.name(), new LinkRequest.Archive(archive.file(), archive.standIns(),
-          contents), cudaUnits.contains(archive.name())));
+          contents, archive::await), cudaUnits.contains(archive.name())));
     }
     // The kernel dependencies' archives, after this build's own: linked whole and private as well.
     plan.kernels().archives().forEach(a -> archives.add(new LinkStage.Archive(a.name(), a.file(), a.sha256(), null,

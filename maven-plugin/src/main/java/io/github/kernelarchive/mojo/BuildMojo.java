@@ -219,8 +219,9 @@ public class BuildMojo extends KernelMojo {
 
   /**
    * Objects per {@code ar} invocation (one response file each); does not change the archive's
-   * bytes. Default: 2000 with {@code llvm-ar} (whose start costs more than its members), 400 with GNU
-   * {@code ar} (whose time per member grows with the batch).
+   * bytes. Default with {@code llvm-ar} (whose start costs more than its members): the members
+   * divided among the local jobs, rounded up to a multiple of 2000; with GNU {@code ar} (whose time
+   * per member grows with the batch): 400.
    */
   @Parameter(property = "kernel.batchSize")
   private Integer batchSize;
@@ -406,7 +407,7 @@ public class BuildMojo extends KernelMojo {
     }
     if (batchSize != null && batchSize < 1) {
       throw new MojoFailureException("kernel.batchSize must be at least 1, was " + batchSize + "; leave it out for"
-          + " the archiver's default (2000 with llvm-ar, 400 with GNU ar).");
+          + " the archiver's default (with llvm-ar 2000 or more, so that each job has one batch; 400 with GNU ar).");
     }
     return new KernelBuildRequest.Parallelism(jobs != null ? jobs : 0, batchSize != null ? batchSize : 0, cluster());
   }

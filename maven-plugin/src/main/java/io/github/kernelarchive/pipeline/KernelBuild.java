@@ -399,6 +399,13 @@ public final class KernelBuild {
   /** Device link, stubs and the library ({@link LinkStage}), audited before it is published under its name. */
   private Linked link(KernelBuildRequest request, Plan plan, Archived archived)
       throws ToolchainException, IOException, BuildFailureException {
+    // An archive the link cannot read through stand-ins is waited for here, so that the link's
+    // time in the summary is the link's own.
+    for (ArchiveInProgress archive : archived.archives().values()) {
+      if (archive.standIns().isEmpty()) {
+        archive.awaitWritten();
+      }
+    }
     long start = System.nanoTime();
     Path outputDirectory = request.project().outputDirectory();
     List<ExportAudit.Report> audited = new ArrayList<>();

@@ -43,7 +43,8 @@ public record KernelBuildRequest(
   /**
    * @param jobs parallel compile jobs; 0: what the compile farm in the launcher offers ({@code distcc -j}),
    *     else the local cores
-   * @param batchSize objects per {@code ar} invocation; 0: the archiver's default (2000 for llvm-ar, 400 for GNU ar)
+   * @param batchSize objects per {@code ar} invocation; 0: the archiver's default (llvm-ar: 2000 or more, one
+   *     batch per job; GNU ar: 400)
    * @param cluster the Slurm cluster compiles run on; {@code null}: none
    */
   public record Parallelism(int jobs, int batchSize, ClusterSettings cluster) {}

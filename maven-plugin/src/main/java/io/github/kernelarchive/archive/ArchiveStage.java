@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 
 /**
  * Produces each {@code lib<name>.a}: kept when it is current, else copied from the cache when a
@@ -120,17 +121,23 @@ public final class ArchiveStage {
       contents = members.parallelStream()
           .map(member -> member.keyedByContent() ? hashes.of(member.object()) : Optional.<String>empty()).toList();
     }
+    for (int i = 0; i < members.size(); i++) {
+      if (members.get(i).keyedByContent() && contents.get(i).isEmpty()) {
+        throw new NoSuchFileException(members.get(i).object().toString(), null, "cannot be read");
+      }
+    }
+    return keyOf(request, i -> contents.get(i).orElseThrow());
+  }
+
+  /** The key, with each prebuilt member's content hash from {@code contentHash} (by its position). */
+  private String keyOf(ArchiveRequest request, IntFunction<String> contentHash) {
+    List<ArchiveRequest.Member> members = request.members();
     List<String> parts = new ArrayList<>(List.of(KEY_FORMAT, ar.identity(), ArchiveBuilder.AR_FLAGS,
         Integer.toString(ElfObject.hostMachine()), request.name()));
     for (int i = 0; i < members.size(); i++) {
       ArchiveRequest.Member member = members.get(i);
       parts.add(member.name());
-      if (member.keyedByContent()) {
-        parts.add("prebuilt object " + contents.get(i).orElseThrow(() -> new NoSuchFileException(
-            member.object().toString(), null, "cannot be read")));
-      } else {
-        parts.add(member.inputKey());
-      }
+      parts.add(member.keyedByContent() ? "prebuilt object " + contentHash.apply(i) : member.inputKey());
     }
     return Hashing.ofStrings(parts);
   }
@@ -325,7 +332,8 @@ public final class ArchiveStage {
         }
         manifestMembers.add(new Manifest.Member(member.name(), member.sha256(), headers));
       }
-      String key = keyOf(request);
+      // Every member was hashed as it was archived: the key needs no other look at the objects.
+      String key = keyOf(request, i -> members.get(i).sha256());
       Manifest manifest = new Manifest(key, request.name(), digest,
           ar.identity().lines().findFirst().orElse(""), manifestMembers);
       recordLocal(request.name(), manifest, target);

@@ -66,8 +66,13 @@ public final class ArchiveBuilder {
    *
    * @param inputKey what it was made from (its compile key and the headers that compile read): equal
    *     keys mean an identical object; {@code null}: a prebuilt object, keyed by its content
+   * @param seen its size and time as the build found it, before any read; {@code null}: looked at here
    */
-  public record Input(String name, Path object, String inputKey) {
+  public record Input(String name, Path object, String inputKey, BasicFileAttributes seen) {
+    public Input(String name, Path object, String inputKey) {
+      this(name, object, inputKey, null);
+    }
+
     /** A prebuilt object, keyed by its content. */
     public Input(String name, Path object) {
       this(name, object, null);
@@ -320,8 +325,10 @@ public final class ArchiveBuilder {
    * write that lands while they are read changes them afterwards. The sizes place the members.
    */
   private static List<BasicFileAttributes> stat(List<Input> inputs) throws IOException, ArchiveInvalidException {
-    // A missing object throws NoSuchFileException: the archive stage names it.
-    return onAllCores(inputs.size(), i -> Files.readAttributes(inputs.get(i).object(), BasicFileAttributes.class));
+    // A missing object throws NoSuchFileException: the archive stage names it. One the scan looked
+    // at already is not looked at again: that look came before any read too.
+    return onAllCores(inputs.size(), i -> inputs.get(i).seen() != null ? inputs.get(i).seen()
+        : Files.readAttributes(inputs.get(i).object(), BasicFileAttributes.class));
   }
 
   /** One item's work, which may fail as reading an object or archive does. */

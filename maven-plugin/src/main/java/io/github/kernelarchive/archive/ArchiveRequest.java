@@ -1,6 +1,7 @@
 package io.github.kernelarchive.archive;
 
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 
 /**
@@ -15,11 +16,17 @@ public record ArchiveRequest(String name, List<Member> members) {
    * @param object where the object is (or will be, once compiled)
    * @param inputKey what the object is made from: its compile key; {@code null} for a prebuilt
    *     object, keyed by its content, which is hashed only when the key is needed
+   * @param seen how the object looked when the build found it (its size and time, before any
+   *     read); {@code null}: not looked at yet
    */
-  public record Member(String name, Path object, String inputKey) {
-    /** A prebuilt object ({@code <objects>}), named by its file name. */
-    public static Member prebuilt(Path object) {
-      return new Member(object.getFileName().toString(), object, null);
+  public record Member(String name, Path object, String inputKey, BasicFileAttributes seen) {
+    public Member(String name, Path object, String inputKey) {
+      this(name, object, inputKey, null);
+    }
+
+    /** A prebuilt object ({@code <objects>}), named by its file name, as the scan saw it. */
+    public static Member prebuilt(Path object, BasicFileAttributes seen) {
+      return new Member(object.getFileName().toString(), object, null, seen);
     }
 
     public boolean keyedByContent() {

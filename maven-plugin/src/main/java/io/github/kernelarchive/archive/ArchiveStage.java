@@ -216,7 +216,8 @@ public final class ArchiveStage {
   public ArchiveInProgress start(ArchiveRequest request, Map<Path, List<Dependency>> dependencies)
       throws IOException, ToolchainException, BuildFailureException, InterruptedException {
     List<ArchiveBuilder.Input> inputs = request.members().stream()
-        .map(member -> new ArchiveBuilder.Input(member.name(), member.object(), batchInputKey(member, dependencies)))
+        .map(member -> new ArchiveBuilder.Input(member.name(), member.object(), batchInputKey(member, dependencies),
+            member.seen()))
         .toList();
     Path target = archiveFile(request.name());
     int size = batchSize > 0 ? batchSize : defaultBatchSize(ar, inputs.size(), parallelism);

@@ -112,8 +112,11 @@ public final class KernelBuild {
     }
   }
 
-  /** What the scan found: sources of every set (host and archives), and each archive's prebuilt objects. */
-  private record Scanned(List<SourceFile> sources, Map<String, List<Path>> prebuilt, long millis) {}
+  /**
+   * What the scan found: sources of every set (host and archives), and each archive's prebuilt
+   * objects, as members with the size and time the scan saw.
+   */
+  private record Scanned(List<SourceFile> sources, Map<String, List<ArchiveRequest.Member>> prebuilt, long millis) {}
 
   /**
    * What planning decided, and the stages it set up: the dependencies found (which may drop
@@ -234,13 +237,16 @@ public final class KernelBuild {
     long start = System.nanoTime();
     SourceScanner scanner = new SourceScanner();
     List<SourceFile> sources = new ArrayList<>();
-    Map<String, List<Path>> prebuilt = new LinkedHashMap<>();
+    Map<String, List<ArchiveRequest.Member>> prebuilt = new LinkedHashMap<>();
     try (Trace.Span span = Trace.current().span("scan", "build")) {
       for (SourceSet set : request.sources().sources()) {
         sources.addAll(scanner.scan(set));
       }
       for (SourceSet set : request.sources().objects()) {
-        prebuilt.computeIfAbsent(set.unit(), k -> new ArrayList<>()).addAll(scanner.scanObjects(set));
+        List<ArchiveRequest.Member> members = prebuilt.computeIfAbsent(set.unit(), k -> new ArrayList<>());
+        for (Path object : scanner.scanObjects(set)) {
+          members.add(ArchiveRequest.Member.prebuilt(object, scanner.seen(object).orElse(null)));
+        }
       }
     }
     return new Scanned(sources, prebuilt, millisSince(start));
@@ -370,7 +376,8 @@ public final class KernelBuild {
 
   /** Each archive's members: its compiled sources in source order, then its prebuilt objects. */
   private static List<ArchiveRequest> archiveRequests(KernelBuildRequest request, CompileStage.Prepared prepared,
-      Map<String, List<Path>> prebuilt, CompileStage compileStage) throws BuildFailureException, IOException {
+      Map<String, List<ArchiveRequest.Member>> prebuilt, CompileStage compileStage)
+      throws BuildFailureException, IOException {
     List<ArchiveRequest> requests = new ArrayList<>();
     for (String name : request.sources().archives()) {
       List<ArchiveRequest.Member> members = new ArrayList<>();
@@ -380,7 +387,7 @@ public final class KernelBuild {
               compileStage.keyOf(job)));
         }
       }
-      prebuilt.getOrDefault(name, List.of()).forEach(object -> members.add(ArchiveRequest.Member.prebuilt(object)));
+      members.addAll(prebuilt.getOrDefault(name, List.of()));
       if (members.isEmpty() && prepared.skipped().stream().anyMatch(s -> s.unit().equals(name))) {
         // Every source needs a compiler this machine lacks (or the user switched off): the warning
         // above said so. Drop the archive, and its last output so nothing links a stale one.

@@ -8,8 +8,10 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
 
 /**
@@ -19,6 +21,13 @@ import java.util.stream.IntStream;
  * and {@code .#k.cu}) are never selected, as in Maven's own plugins; their folders are not walked.
  */
 public final class SourceScanner {
+  /** Every regular file walked, as it was looked at: later stages need not look again. */
+  private final Map<Path, BasicFileAttributes> seen = new ConcurrentHashMap<>();
+
+  /** How {@code file}, which a scan returned, looked when it was scanned; empty for another file. */
+  public Optional<BasicFileAttributes> seen(Path file) {
+    return Optional.ofNullable(seen.get(file));
+  }
 
   public List<SourceFile> scan(SourceSet set) throws IOException, BuildFailureException {
     List<SourceFile> found = new ArrayList<>();
@@ -68,7 +77,7 @@ public final class SourceScanner {
    * back to one of its own parents is reported instead of followed forever. A folder the user's
    * excludes remove whole ({@code sub/loop/**}) is not entered, so an excluded cycle is no error.
    */
-  private static List<Path> regularFiles(SourceSet set, AntPatterns excludes) throws IOException, BuildFailureException {
+  private List<Path> regularFiles(SourceSet set, AntPatterns excludes) throws IOException, BuildFailureException {
     List<Path> files = new ArrayList<>();
     List<Path> cycles = new ArrayList<>();
     BasicFileAttributes root = Files.readAttributes(set.directory(), BasicFileAttributes.class);
@@ -87,7 +96,7 @@ public final class SourceScanner {
    * per file is most of a scan's time (50,000 objects: 0.11 s on one core); then its folders, in
    * turn. {@code ancestors}: the keys of the folders on the way here, to tell a cycle.
    */
-  private static void walk(SourceSet set, AntPatterns excludes, Path folder, List<Object> ancestors, List<Path> files,
+  private void walk(SourceSet set, AntPatterns excludes, Path folder, List<Object> ancestors, List<Path> files,
       List<Path> cycles) throws IOException {
     List<Path> entries = new ArrayList<>();
     try (DirectoryStream<Path> listing = Files.newDirectoryStream(folder)) {
@@ -112,6 +121,7 @@ public final class SourceScanner {
       BasicFileAttributes attributes = (BasicFileAttributes) looks[i];
       if (attributes.isRegularFile()) {
         files.add(entry);
+        seen.put(entry, attributes);
       } else if (attributes.isDirectory()) {
         if (AntPatterns.DEFAULT_EXCLUDES.matches(entry.getFileName().toString()) || excludedWhole(set, excludes, entry)) {
           continue;

@@ -75,8 +75,15 @@ class KillPointsTest {
       return;
     }
     if (!build.waitFor(killAfterMillis, TimeUnit.MILLISECONDS)) {
+      // The whole tree, as a terminal's Ctrl-C or a CI runner's cancel kills it: an ar or compiler
+      // left running would write its output after the next build began, which no build can prevent.
+      List<ProcessHandle> tools = build.descendants().toList();
       build.destroyForcibly();
+      tools.forEach(ProcessHandle::destroyForcibly);
       build.waitFor();
+      for (ProcessHandle tool : tools) {
+        tool.onExit().get();
+      }
     }
   }
 

@@ -201,7 +201,8 @@ public final class KernelBuild {
         library == null ? null : library.linker(), linked.audit() == null ? 0 : linked.audit().exports().size(),
         linked.archiveLibraries(),
         scanned.millis(), compiled.planMillis() + plan.millis(), compiled.compileMillis(), linked.archiveMillis(),
-        linked.millis(), linked.besideArchiveMillis(), millisSince(start), plan.cache() == null ? null : plan.cache().stats(), floor(library, linked.audit()));
+        linked.millis(), linked.besideArchiveMillis(), millisSince(start),
+        plan.cache() == null ? null : plan.cache().stats(), floor(library, linked.audit()));
     logSummary(summary);
     return summary;
   }

@@ -115,7 +115,7 @@ public final class ArchiveBuilder {
 
   /**
    * Builds the archive {@code output} from {@code inputs} (in order), keeping batch archives in
-   * {@code workDirectory}: {@link #batch}, then {@link Batched#combine}.
+   * {@code workDirectory}: {@link #batch}, then {@link Batched#combine} and {@link Batched#recordBatches}.
    *
    * @throws java.nio.file.NoSuchFileException when an object does not exist
    * @throws ArchiveInvalidException when an object is not one this archive can hold, a batch does
@@ -123,7 +123,10 @@ public final class ArchiveBuilder {
    */
   public Result build(String name, List<Input> inputs, Path workDirectory, Path output)
       throws IOException, ToolchainException, ArchiveInvalidException, InterruptedException {
-    return batch(name, inputs, workDirectory, output).combine();
+    Batched batched = batch(name, inputs, workDirectory, output);
+    Result combined = batched.combine();
+    batched.recordBatches(combined);
+    return combined;
   }
 
   /**
@@ -182,11 +185,11 @@ public final class ArchiveBuilder {
     }
 
     /**
-     * Writes the archive from the batches' members, each object read once, records the batches'
-     * keys, and publishes the archive by rename; its structure is not read back here.
+     * Writes the archive from the batches' members, each object read once, and publishes it by
+     * rename; its structure is not read back here. The batches' keys are recorded apart ({@link
+     * #recordBatches}), so that a link waiting for the archive need not wait for them.
      */
     public Result combine() throws IOException, ArchiveInvalidException {
-      int batches = files.size();
       Path temporary = AtomicFiles.temporarySibling(output);
       try {
         Combined combined;
@@ -194,23 +197,32 @@ public final class ArchiveBuilder {
           combined = ArchiveBuilder.this.combine(name, inputs, entries, made.stats(), temporary, output);
         }
         int batchesRun = 0;
-        for (int i = 0; i < batches; i++) {
-          if (made.ran()[i] || made.fromCache()[i]) {
-            String key = made.keys()[i] != null ? made.keys()[i] : batchKey(i, inputs, relativeNames,
-                member -> combined.members().get(member).sha256());
-            KeyFile.record(keyFile(workDirectory, i), key);
-            if (made.ran()[i] && cache != null) {
-              Path batch = batchFile(workDirectory, i);
-              cache.store(EntryKind.BATCH, key, batch,
-                  new ContentManifest(key, Hashing.ofFile(batch), List.of()).toBytes());
-            }
-            batchesRun += made.ran()[i] ? 1 : 0;
-          }
+        for (boolean ran : made.ran()) {
+          batchesRun += ran ? 1 : 0;
         }
         AtomicFiles.publish(temporary, output);
-        return new Result(output, batches, batchesRun, combined.members(), combined.digest());
+        return new Result(output, files.size(), batchesRun, combined.members(), combined.digest());
       } finally {
         Files.deleteIfExists(temporary);
+      }
+    }
+
+    /**
+     * Records the key of each batch that ran or came from the cache, for the next build (a batch
+     * with a prebuilt member is keyed by the hash {@code combined} took of it), and puts the batches
+     * that ran into the cache.
+     */
+    public void recordBatches(Result combined) throws IOException {
+      for (int i = 0; i < files.size(); i++) {
+        if (made.ran()[i] || made.fromCache()[i]) {
+          String key = made.keys()[i] != null ? made.keys()[i] : batchKey(i, inputs, relativeNames,
+              member -> combined.members().get(member).sha256());
+          KeyFile.record(keyFile(workDirectory, i), key);
+          if (made.ran()[i] && cache != null) {
+            Path batch = batchFile(workDirectory, i);
+            cache.store(EntryKind.BATCH, key, batch, new ContentManifest(key, Hashing.ofFile(batch), List.of()).toBytes());
+          }
+        }
       }
     }
   }

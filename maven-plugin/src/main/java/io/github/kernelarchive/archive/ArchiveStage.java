@@ -264,6 +264,7 @@ public final class ArchiveStage {
       built = batched.combine();
       definitions = built.members().stream().map(m -> new MemberSymbols(m.name(), m.strongDefinitions())).toList();
       written.accept(new ArchiveInProgress.Written(built.digest(), definitions));
+      batched.recordBatches(built);
       checkUnchangedSincePlanning(request.name(), built.members());
       rememberPrebuiltHashes(request, built.members());
       try (Trace.Span span = Trace.current().span("validate " + request.name(), "archive")) {

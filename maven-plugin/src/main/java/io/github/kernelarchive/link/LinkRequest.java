@@ -44,10 +44,6 @@ public record LinkRequest(String libraryName, List<Path> objects, List<Archive> 
     public Archive(Path file, String sha256, List<MemberSymbols> definitions) {
       this(file, List.of(), () -> new Checked(sha256, definitions), () -> {});
     }
-
-    public Archive(Path file, String sha256) {
-      this(file, sha256, null);
-    }
   }
 
   /** Waits until an archive is written; throws what made it fail. */

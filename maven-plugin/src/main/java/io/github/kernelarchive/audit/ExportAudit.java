@@ -219,6 +219,6 @@ public final class ExportAudit {
     report.floor().forEach(f -> text.append("floor ").append(f.describe(Integer.MAX_VALUE)).append('\n'));
     text.append("exports ").append(report.exports().size()).append('\n');
     report.versionedExports().forEach(e -> text.append("  ").append(e).append('\n'));
-    AtomicFiles.write(file, text.toString().getBytes(StandardCharsets.UTF_8));
+    AtomicFiles.writeIfChanged(file, text.toString().getBytes(StandardCharsets.UTF_8));
   }
 }

@@ -25,6 +25,6 @@ public final class CompileCommandsWriter {
       json.append("]}").append(i + 1 < jobs.size() ? ",\n" : "\n");
     }
     json.append("]\n");
-    AtomicFiles.write(file, json.toString().getBytes(StandardCharsets.UTF_8));
+    AtomicFiles.writeIfChanged(file, json.toString().getBytes(StandardCharsets.UTF_8));
   }
 }

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 
 /**
  * One compiler invocation: a source, the object it makes, and the exact argument vector.
@@ -50,10 +49,49 @@ public record CompileJob(SourceFile source, Path object, Path depfile, List<Stri
     parts.add(toolIdentity);
     new TreeMap<>(environment).forEach((k, v) -> parts.add(k + "=" + v));
     parts.add("--");
-    // Only where the project directory is a whole path prefix: /w/proj-sdk is not /w/proj.
-    Pattern root = Pattern.compile(Pattern.quote(projectRoot) + "(?=/|=|:|$)");
-    argv.forEach(arg -> parts.add(root.matcher(arg).replaceAll("<project>")));
+    argv.forEach(arg -> parts.add(withPlaceholder(arg, projectRoot)));
     parts.add(sourceHash);
     return Hashing.ofStrings(parts);
+  }
+
+  /**
+   * {@code arg} with {@code <project>} for each {@code root} that is a whole path prefix there
+   * (followed by {@code /}, {@code =}, {@code :} or the end: /w/proj-sdk is not /w/proj). What the
+   * regular expression {@code quote(root) + "(?=/|=|:|$)"} replaces, without compiling one per job
+   * and matching it in a cold JVM: the no-op build keys every job.
+   */
+  static String withPlaceholder(String arg, String root) {
+    int at = root.isEmpty() ? -1 : arg.indexOf(root);
+    if (at < 0) {
+      return arg;
+    }
+    StringBuilder replaced = new StringBuilder(arg.length());
+    int from = 0;
+    while (at >= 0) {
+      int end = at + root.length();
+      if (wholePrefixEndsAt(arg, end)) {
+        replaced.append(arg, from, at).append("<project>");
+        from = end;
+        at = arg.indexOf(root, end);
+      } else {
+        at = arg.indexOf(root, at + 1);
+      }
+    }
+    return replaced.append(arg, from, arg.length()).toString();
+  }
+
+  /** Whether a path prefix ending at {@code end} is whole: what follows is a separator, or the end ($'s). */
+  private static boolean wholePrefixEndsAt(String arg, int end) {
+    if (end == arg.length()) {
+      return true;
+    }
+    char next = arg.charAt(end);
+    if (next == '/' || next == '=' || next == ':') {
+      return true;
+    }
+    // A regular expression's $ also matches before a line terminator that ends the input.
+    String rest = arg.substring(end);
+    return rest.equals("\n") || rest.equals("\r\n") || rest.equals("\r") || rest.equals("\u0085")
+        || rest.equals("\u2028") || rest.equals("\u2029");
   }
 }

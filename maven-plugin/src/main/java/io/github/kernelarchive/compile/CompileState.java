@@ -39,13 +39,16 @@ public final class CompileState {
   }
 
   private final Map<String, ObjectRecord> objects;
+  /** The file that holds exactly {@link #objects} (loaded whole, or saved, and no change since); null: none. */
+  private Path heldBy;
 
-  private CompileState(Map<String, ObjectRecord> objects) {
+  private CompileState(Map<String, ObjectRecord> objects, Path heldBy) {
     this.objects = objects;
+    this.heldBy = heldBy;
   }
 
   public static CompileState empty() {
-    return new CompileState(new HashMap<>());
+    return new CompileState(new HashMap<>(), null);
   }
 
   /** Loads the state; a missing, unreadable or older-format file gives an empty state (everything rebuilds). */
@@ -72,7 +75,7 @@ public final class CompileState {
         }
         objects.put(object, new ObjectRecord(key, size, modified, List.of(deps)));
       }
-      return new CompileState(objects);
+      return new CompileState(objects, file);
     } catch (NoSuchFileException e) {
       return empty();
     } catch (IOException | RuntimeException e) {
@@ -85,18 +88,26 @@ public final class CompileState {
   }
 
   public synchronized void put(Path object, ObjectRecord record) {
-    objects.put(object.toString(), record);
+    if (!record.equals(objects.put(object.toString(), record))) {
+      heldBy = null;
+    }
   }
 
   public synchronized void remove(Path object) {
-    objects.remove(object.toString());
+    if (objects.remove(object.toString()) != null) {
+      heldBy = null;
+    }
   }
 
   public synchronized List<String> objectPaths() {
     return Collections.unmodifiableList(new ArrayList<>(objects.keySet()));
   }
 
+  /** Writes the state, unless the file already holds it (a build that compiled nothing writes nothing). */
   public synchronized void save(Path file) throws IOException {
+    if (file.equals(heldBy)) {
+      return;
+    }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeInt(MAGIC);
@@ -124,5 +135,6 @@ public final class CompileState {
       }
     }
     AtomicFiles.write(file, bytes.toByteArray());
+    heldBy = file;
   }
 }

@@ -505,7 +505,7 @@ public final class KernelBuild {
         audit.soname(), request.link().symbolVersion(), request.link().exports(), archives,
         cuda ? request.compile().cudaArchs() : "", cuda && request.compile().relocatableDeviceCode(),
         request.link().cudaRuntime().name().toLowerCase(java.util.Locale.ROOT), audit.needed(), downstream);
-    AtomicFiles.write(output.resolve(BundleMetadata.FILE), metadata.toBytes());
+    AtomicFiles.writeIfChanged(output.resolve(BundleMetadata.FILE), metadata.toBytes());
   }
 
   private static List<Path> hostObjects(CompileStage.Prepared prepared) {

@@ -10,6 +10,7 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Arrays;
 import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Pattern;
@@ -75,6 +76,20 @@ public final class AtomicFiles {
       }
     });
     return removed[0];
+  }
+
+  /**
+   * Writes {@code content} unless {@code target} already holds exactly it, and says whether it
+   * wrote: a build that changed nothing leaves its outputs' times alone, as make and Ninja do, and
+   * skips a temporary, a write and a rename per file.
+   */
+  public static boolean writeIfChanged(Path target, byte[] content) throws IOException {
+    if (Files.isRegularFile(target) && Files.size(target) == content.length
+        && Arrays.equals(Files.readAllBytes(target), content)) {
+      return false;
+    }
+    write(target, content);
+    return true;
   }
 
   public static void write(Path target, byte[] content) throws IOException {

@@ -37,13 +37,23 @@ public final class ContentHashes {
   private final Map<String, Stamp> previous;
   private final ConcurrentHashMap<Path, Optional<String>> hashes = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Stamp> stamps = new ConcurrentHashMap<>();
+  /**
+   * How many stamps the file holds as loaded or last saved; -1: unknown (missing or damaged). With
+   * nothing learnt since, every stamp in use is one the file holds: loaded, the stamps in use are
+   * some of its own (those of files this build did not look at are kept, and checked when used),
+   * and saved, they can only have grown past its count.
+   */
+  private int onDisk;
+  /** Whether a stamp the file does not hold was taken since it was loaded or saved. */
+  private volatile boolean learnt;
 
   public ContentHashes() {
-    this(Map.of());
+    this(Map.of(), -1);
   }
 
-  private ContentHashes(Map<String, Stamp> previous) {
+  private ContentHashes(Map<String, Stamp> previous, int onDisk) {
     this.previous = previous;
+    this.onDisk = onDisk;
   }
 
   /** The file's SHA-256, or empty when it does not exist or cannot be read. */
@@ -84,6 +94,7 @@ public final class ContentHashes {
   /** Records a hash the caller took itself while reading the file (as {@link #of} would have). */
   public void remember(Path file, String sha256, long size, long modifiedMillis) {
     Path normal = file.toAbsolutePath().normalize();
+    learnt = true;
     stamps.put(normal.toString(), new Stamp(size, modifiedMillis, sha256,
         modifiedMillis < System.currentTimeMillis() - SETTLE_MILLIS));
     hashes.put(normal, Optional.of(sha256));
@@ -116,6 +127,7 @@ public final class ContentHashes {
     }
     try {
       String sha = Hashing.ofFile(file);
+      learnt = true;
       stamps.put(key, new Stamp(size, modified, sha, modified < System.currentTimeMillis() - SETTLE_MILLIS));
       return Optional.of(sha);
     } catch (IOException e) {
@@ -145,7 +157,7 @@ public final class ContentHashes {
         in.position(in.position() + HEX_LENGTH);
         previous.put(path, new Stamp(size, modified, sha256, true));
       }
-      return new ContentHashes(previous);
+      return new ContentHashes(previous, count);
     } catch (IOException | RuntimeException e) {
       return new ContentHashes(); // missing, truncated or damaged: every file is read again
     }
@@ -156,6 +168,10 @@ public final class ContentHashes {
    * buffer: it runs at the end of every build, after the link, with thousands of stamps to write.
    */
   public void save(Path file) throws IOException {
+    if (!learnt && stamps.size() <= onDisk) {
+      return; // the file already holds every stamp in use (a no-op build writes nothing)
+    }
+    learnt = false;
     // In no particular order: the next build looks paths up (sorting 50,000 of them took 40 ms).
     Map<String, Stamp> settled = new LinkedHashMap<>();
     stamps.forEach((path, stamp) -> {
@@ -179,5 +195,6 @@ public final class ContentHashes {
           .put(stamp.sha256().getBytes(StandardCharsets.US_ASCII));
     }
     AtomicFiles.write(file, out.array());
+    onDisk = settled.size();
   }
 }

@@ -47,6 +47,56 @@ class ContentHashesTest {
     assertNotEquals(before, reload(first).of(header).orElseThrow());
   }
 
+  /**
+   * A build that learns no stamp writes no file: loaded, then asked for some of its files (or all),
+   * the file stays as it was; a stamp it does not hold (a file read anew, or one of its own used
+   * only after a save that left it out) is written.
+   */
+  @Test
+  void aSaveWritesOnlyWhatTheFileDoesNotHold() throws Exception {
+    FileTime longAgo = FileTime.fromMillis(System.currentTimeMillis() - 60_000);
+    Path a = Files.writeString(dir.resolve("a.h"), "#define A 1\n");
+    Path b = Files.writeString(dir.resolve("b.h"), "#define B 1\n");
+    Path c = Files.writeString(dir.resolve("c.h"), "#define C 1\n");
+    for (Path header : new Path[] {a, b, c}) {
+      Files.setLastModifiedTime(header, longAgo);
+    }
+    Path state = dir.resolve("state/file-hashes");
+    ContentHashes first = new ContentHashes();
+    first.of(a);
+    first.of(b);
+    first.save(state);
+    FileTime saved = FileTime.fromMillis(1_000_000_000_000L);
+    Files.setLastModifiedTime(state, saved);
+
+    ContentHashes again = ContentHashes.load(state);
+    again.of(a);
+    again.save(state);
+    assertEquals(saved, Files.getLastModifiedTime(state), "one of its own stamps in use: not written");
+    again.of(b);
+    again.save(state);
+    assertEquals(saved, Files.getLastModifiedTime(state), "all of its own stamps in use: not written");
+    assertTrue(ContentHashes.load(state).fromStamp(b).isPresent());
+
+    ContentHashes third = ContentHashes.load(state);
+    third.of(a);
+    third.save(state);
+    third.of(c); // read anew
+    third.save(state);
+    assertNotEquals(saved, Files.getLastModifiedTime(state), "a new stamp is written");
+    ContentHashes fourth = ContentHashes.load(state);
+    assertTrue(fourth.fromStamp(a).isPresent() && fourth.fromStamp(c).isPresent());
+
+    Path d = Files.writeString(dir.resolve("d.h"), "#define D 1\n");
+    Files.setLastModifiedTime(d, longAgo);
+    fourth.of(a);
+    fourth.of(d); // read anew: the save writes a and d, leaving c out
+    fourth.save(state);
+    fourth.of(c);
+    fourth.save(state);
+    assertTrue(ContentHashes.load(state).fromStamp(c).isPresent(), "a stamp of its own used after a save is kept");
+  }
+
   /** A damaged, truncated or older state file costs one more read of each file, never a wrong hash. */
   @Test
   void aDamagedStateFileMeansReadingAgain() throws Exception {

@@ -123,11 +123,12 @@ public final class SharedLibraryLinker {
       arguments.add("-Wl,-Bsymbolic-functions");
     }
     String script = request.exports().isEmpty()
-        ? exportAllScript(request.symbolVersion(), SystemHeaderSymbols.uniqueIn(request.objects()))
+        ? exportAllScript(request.symbolVersion(),
+            UniqueSymbolMemo.of(request.objects(), hashes, linkDirectory.resolve(fileName + ".unique")))
         : versionScript(request.symbolVersion(), request.exports());
     if (script != null) {
       Path versionScript = linkDirectory.resolve(request.libraryName() + ".map");
-      AtomicFiles.write(versionScript, script.getBytes(StandardCharsets.UTF_8));
+      AtomicFiles.writeIfChanged(versionScript, script.getBytes(StandardCharsets.UTF_8));
       arguments.add("-Wl,--version-script=" + versionScript);
     }
     request.objects().forEach(o -> arguments.add(o.toString()));

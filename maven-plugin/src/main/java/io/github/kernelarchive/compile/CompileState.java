@@ -30,7 +30,19 @@ public final class CompileState {
   private static final int VERSION = 2;
 
   /** A header (or other input) the compiler reported, and its content hash at compile time. */
-  public record Dependency(String path, String hash) {}
+  public record Dependency(String path, String hash) {
+    // Written out: a record's own equals and hashCode go through method handles, which a cold
+    // JVM runs slowly, and a no-op build looks up every object's headers by them.
+    @Override
+    public boolean equals(Object other) {
+      return other instanceof Dependency d && path.equals(d.path) && hash.equals(d.hash);
+    }
+
+    @Override
+    public int hashCode() {
+      return 31 * path.hashCode() + hash.hashCode();
+    }
+  }
 
   public record ObjectRecord(String key, long size, long modifiedMillis, List<Dependency> dependencies) {
     public ObjectRecord {

@@ -245,8 +245,8 @@ public final class KernelBuild {
       }
       for (SourceSet set : request.sources().objects()) {
         List<ArchiveRequest.Member> members = prebuilt.computeIfAbsent(set.unit(), k -> new ArrayList<>());
-        for (Path object : scanner.scanObjects(set)) {
-          members.add(ArchiveRequest.Member.prebuilt(object, scanner.seen(object).orElse(null)));
+        for (SourceScanner.Found object : scanner.scanObjects(set)) {
+          members.add(ArchiveRequest.Member.prebuilt(object.file(), object.attributes()));
         }
       }
     }

@@ -1,7 +1,9 @@
 package io.github.kernelarchive.scan;
 
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.codehaus.plexus.util.AbstractScanner;
 import org.codehaus.plexus.util.MatchPatterns;
 
@@ -22,10 +24,44 @@ public final class AntPatterns {
 
   private final MatchPatterns patterns;
   private final boolean empty;
+  /** What a name must start with (a pattern's literal first character) for some pattern to match it. */
+  private final Set<Character> firstCharacters = new HashSet<>();
+  /** What a name must end with, for a pattern that starts with a wildcard and ends with a literal. */
+  private final Set<Character> lastCharacters = new HashSet<>();
+  /** Whether some pattern may match a name whatever its first and last characters are. */
+  private boolean anyName;
 
   private AntPatterns(List<String> patterns) {
-    this.patterns = MatchPatterns.from(patterns.stream().map(AntPatterns::normalize).toList());
+    List<String> normalized = patterns.stream().map(AntPatterns::normalize).toList();
+    this.patterns = MatchPatterns.from(normalized);
     this.empty = patterns.isEmpty();
+    normalized.forEach(this::screen);
+  }
+
+  /**
+   * Notes what a single name (no {@code /}) must look like to match {@code pattern}: the
+   * {@code **} segments around it match no segment then, so what is left must match the name
+   * whole, and a literal first (else last) character must be the name's.
+   */
+  private void screen(String pattern) {
+    String segment = pattern;
+    while (segment.startsWith("**/")) {
+      segment = segment.substring(3);
+    }
+    while (segment.endsWith("/**")) {
+      segment = segment.substring(0, segment.length() - 3);
+    }
+    boolean plain = !segment.isEmpty() && !segment.contains("/") && !segment.contains("**")
+        && !segment.startsWith("%regex[") && !segment.startsWith("%ant[");
+    char first = plain ? segment.charAt(0) : '*';
+    char last = plain ? segment.charAt(segment.length() - 1) : '*';
+    if (first != '*' && first != '?') {
+      firstCharacters.add(first);
+    } else if (last != '*' && last != '?') {
+      lastCharacters.add(last);
+    } else {
+      anyName = true;
+    }
   }
 
   public static AntPatterns of(List<String> patterns) {
@@ -39,6 +75,20 @@ public final class AntPatterns {
 
   public boolean isEmpty() {
     return empty;
+  }
+
+  /**
+   * {@link #matches} for one file or folder name (no {@code /}): most names fail the screen of first
+   * and last characters and are not split and matched at all (for Maven's default excludes, every
+   * name that does not start with one of {@code # . % _ - B C R S p v} or end with {@code ~}).
+   */
+  public boolean matchesName(String name) {
+    if (empty || name.isEmpty()) {
+      return matches(name);
+    }
+    boolean candidate = anyName || firstCharacters.contains(name.charAt(0))
+        || lastCharacters.contains(name.charAt(name.length() - 1));
+    return candidate && matches(name);
   }
 
   /** @param relativePath a path relative to the scanned folder, with {@code /} separators */

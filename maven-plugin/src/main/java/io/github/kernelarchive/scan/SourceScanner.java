@@ -1,6 +1,7 @@
 package io.github.kernelarchive.scan;
 
 import io.github.kernelarchive.common.BuildFailureException;
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.FileSystemLoopException;
 import java.nio.file.FileVisitOption;
@@ -10,10 +11,9 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -23,17 +23,17 @@ import java.util.Optional;
  * and {@code .#k.cu}) are never selected, as in Maven's own plugins; their folders are not walked.
  */
 public final class SourceScanner {
-  /** Every regular file walked, as it was looked at: later stages need not look again. */
-  private final Map<Path, BasicFileAttributes> seen = new HashMap<>();
-
-  /** How {@code file}, which a scan returned, looked when it was scanned; empty for another file. */
-  public Optional<BasicFileAttributes> seen(Path file) {
-    return Optional.ofNullable(seen.get(file));
-  }
+  /**
+   * A regular file a scan selected, as it was looked at: later stages need not look again.
+   *
+   * @param relative its path below the set's directory, with {@code /} separators
+   */
+  public record Found(Path file, String relative, BasicFileAttributes attributes) {}
 
   public List<SourceFile> scan(SourceSet set) throws IOException, BuildFailureException {
     List<SourceFile> found = new ArrayList<>();
-    for (String relative : matching(set, name -> Language.ofFileName(name).isPresent())) {
+    for (Found file : matching(set, name -> Language.ofFileName(name).isPresent())) {
+      String relative = file.relative();
       Optional<Language> language = Language.ofFileName(relative.substring(relative.lastIndexOf('/') + 1));
       if (language.isEmpty()) {
         throw new BuildFailureException("Included file " + set.directory().resolve(relative) + " has no known"
@@ -44,17 +44,16 @@ public final class SourceScanner {
     return found;
   }
 
-  /** Prebuilt objects of an archive ({@code <objects>}): by default every {@code .o} below the directory. */
-  public List<Path> scanObjects(SourceSet set) throws IOException, BuildFailureException {
-    List<Path> found = new ArrayList<>();
-    for (String relative : matching(set, name -> name.endsWith(".o"))) {
-      found.add(set.directory().resolve(relative));
-    }
-    return found;
+  /**
+   * Prebuilt objects of an archive ({@code <objects>}): by default every {@code .o} below the
+   * directory, each with the size and time the scan saw.
+   */
+  public List<Found> scanObjects(SourceSet set) throws IOException, BuildFailureException {
+    return matching(set, name -> name.endsWith(".o"));
   }
 
-  /** Relative paths below the set's directory, sorted, that its includes (or the default) select. */
-  private List<String> matching(SourceSet set, java.util.function.Predicate<String> byDefault)
+  /** The files below the set's directory, sorted by relative path, that its includes (or the default) select. */
+  private List<Found> matching(SourceSet set, java.util.function.Predicate<String> byDefault)
       throws IOException, BuildFailureException {
     if (!Files.isDirectory(set.directory())) {
       throw new BuildFailureException("Directory " + set.directory() + " of " + describe(set)
@@ -62,19 +61,21 @@ public final class SourceScanner {
     }
     AntPatterns includes = AntPatterns.of(set.includes());
     AntPatterns excludes = AntPatterns.of(set.excludes());
-    List<String> found = new ArrayList<>();
-    for (Path file : regularFiles(set, excludes)) {
-      String relative = relativePath(set.directory(), file);
-      boolean included = includes.isEmpty() ? byDefault.test(file.getFileName().toString()) : includes.matches(relative);
+    List<Found> found = new ArrayList<>();
+    for (Found file : regularFiles(set, excludes)) {
+      String relative = file.relative();
+      String name = relative.substring(relative.lastIndexOf('/') + 1);
+      boolean included = includes.isEmpty() ? byDefault.test(name) : includes.matches(relative);
       // Default excludes are all "**/name" or "**/name/**": folders were pruned, the file's name is enough.
-      if (included && !excludes.matches(relative)
-          && !AntPatterns.DEFAULT_EXCLUDES.matches(file.getFileName().toString())) {
-        found.add(relative);
+      if (included && !excludes.matches(relative) && !AntPatterns.DEFAULT_EXCLUDES.matchesName(name)) {
+        found.add(file);
       }
     }
-    found.sort(null);
+    found.sort(BY_RELATIVE_PATH);
     return found;
   }
+
+  private static final Comparator<Found> BY_RELATIVE_PATH = (a, b) -> a.relative().compareTo(b.relative());
 
   /**
    * Every regular file below the set's directory, following symbolic links (CI checkouts and
@@ -82,8 +83,9 @@ public final class SourceScanner {
    * back to one of its own parents is reported instead of followed forever. A folder the user's
    * excludes remove whole ({@code sub/loop/**}) is not entered, so an excluded cycle is no error.
    */
-  private List<Path> regularFiles(SourceSet set, AntPatterns excludes) throws IOException, BuildFailureException {
-    List<Path> files = new ArrayList<>();
+  private List<Found> regularFiles(SourceSet set, AntPatterns excludes) throws IOException, BuildFailureException {
+    String prefix = prefixOf(set.directory());
+    List<Found> files = new ArrayList<>();
     List<Path> cycles = new ArrayList<>();
     Files.walkFileTree(set.directory(), EnumSet.of(FileVisitOption.FOLLOW_LINKS), Integer.MAX_VALUE,
         new SimpleFileVisitor<>() {
@@ -92,7 +94,7 @@ public final class SourceScanner {
             if (directory.equals(set.directory())) {
               return FileVisitResult.CONTINUE;
             }
-            boolean excluded = AntPatterns.DEFAULT_EXCLUDES.matches(directory.getFileName().toString())
+            boolean excluded = AntPatterns.DEFAULT_EXCLUDES.matchesName(directory.getFileName().toString())
                 || excludedWhole(directory);
             return excluded ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
           }
@@ -102,15 +104,14 @@ public final class SourceScanner {
            * is in no real name, so only a pattern that ends in ** matches both).
            */
           private boolean excludedWhole(Path directory) {
-            String relative = relativePath(set.directory(), directory);
+            String relative = relativePath(prefix, set.directory(), directory);
             return excludes.matches(relative + "/\0") && excludes.matches(relative + "/\0/\0");
           }
 
           @Override
           public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
             if (attributes.isRegularFile()) {
-              files.add(file);
-              seen.put(file, attributes);
+              files.add(new Found(file, relativePath(prefix, set.directory(), file), attributes));
             }
             return FileVisitResult.CONTINUE;
           }
@@ -133,22 +134,26 @@ public final class SourceScanner {
       throw new BuildFailureException("Symbolic link " + cycles.get(0) + " below " + set.directory() + " of "
           + describe(set) + " leads back to one of its own parent folders (a cycle). Remove the link or exclude"
           + " its folder whole with an <exclude> pattern ending in /** (e.g. <exclude>"
-          + relativePath(set.directory(), cycles.get(0)) + "/**</exclude>).");
+          + relativePath(prefix, set.directory(), cycles.get(0)) + "/**</exclude>).");
     }
     return files;
   }
 
+  /** What every path the walk gives starts with: the set's directory and a separator. */
+  private static String prefixOf(Path root) {
+    String directory = root.toString();
+    return directory.endsWith(File.separator) ? directory : directory + File.separator;
+  }
+
   /**
-   * The walk resolves every file onto the set's directory, so its path starts with the directory's:
-   * cutting that prefix off spares thousands of Path.relativize calls (costly, and so is compiling
-   * them when they run hot).
+   * The walk resolves every file onto the set's directory, so its path starts with {@code prefix}:
+   * cutting that off spares thousands of Path.relativize calls (costly, and so is compiling them
+   * when they run hot).
    */
-  private static String relativePath(Path root, Path file) {
-    String prefix = root.toString().endsWith(java.io.File.separator) ? root.toString()
-        : root + java.io.File.separator;
+  private static String relativePath(String prefix, Path root, Path file) {
     String path = file.toString();
     String relative = path.startsWith(prefix) ? path.substring(prefix.length()) : root.relativize(file).toString();
-    return relative.replace(java.io.File.separatorChar, '/');
+    return File.separatorChar == '/' ? relative : relative.replace(File.separatorChar, '/');
   }
 
   private static String describe(SourceSet set) {

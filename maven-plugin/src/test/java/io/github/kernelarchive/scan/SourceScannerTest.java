@@ -86,7 +86,7 @@ class SourceScannerTest {
     Files.writeString(root.resolve("real/b.o"), "");
     Path linked = Files.createSymbolicLink(root.resolve("objs"), root.resolve("real"));
     assertEquals(List.of(linked.resolve("b.o"), linked.resolve("sub/a.o")),
-        new SourceScanner().scanObjects(new SourceSet("pre", linked, List.of(), List.of())),
+        files(new SourceScanner().scanObjects(new SourceSet("pre", linked, List.of(), List.of()))),
         "an <objects> directory that is a link selects what it points to");
 
     Files.createSymbolicLink(real.resolve("loop"), root.resolve("real"));
@@ -97,6 +97,10 @@ class SourceScannerTest {
     assertTrue(e.getMessage().contains("<exclude>sub/loop/**</exclude>"), e.getMessage());
     // Excluded whole, the cycle is not followed.
     assertEquals(List.of(linked.resolve("b.o"), linked.resolve("sub/a.o")),
-        new SourceScanner().scanObjects(new SourceSet("pre", linked, List.of(), List.of("sub/loop/**"))));
+        files(new SourceScanner().scanObjects(new SourceSet("pre", linked, List.of(), List.of("sub/loop/**")))));
+  }
+
+  private static List<Path> files(List<SourceScanner.Found> found) {
+    return found.stream().map(SourceScanner.Found::file).toList();
   }
 }

@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -106,11 +105,7 @@ public final class JavaBindings {
     Path source = request.sourceDirectory().resolve(request.packageName().replace('.', '/'))
         .resolve(request.className() + ".java");
     byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-    boolean same = Files.isRegularFile(source) && Arrays.equals(Files.readAllBytes(source), bytes);
-    if (!same) {
-      Files.createDirectories(source.getParent());
-      AtomicFiles.write(source, bytes);
-    }
+    boolean same = !AtomicFiles.writeIfChanged(source, bytes);
     int constants = header.enums().stream().mapToInt(e -> e.constants().size()).sum();
     return new Result(source, functions.size(), passed.size(), constants, !same);
   }

@@ -94,7 +94,7 @@ public final class StubStage {
         case STRING -> "\treturns a message without the runtime";
       }).append('\n');
     }
-    AtomicFiles.write(outputDirectory.resolve("stubs-" + request.name() + ".txt"), list.toString().getBytes(StandardCharsets.UTF_8));
+    AtomicFiles.writeIfChanged(outputDirectory.resolve("stubs-" + request.name() + ".txt"), list.toString().getBytes(StandardCharsets.UTF_8));
     // The compiler's identity closes the source, so the object is rebuilt when either changes.
     String source = StubSource.generate(request.name(), sonames, functions, kinds, request.missingResult())
         + "/* compiled by " + cc.identity().lines().findFirst().orElse("") + " */\n";

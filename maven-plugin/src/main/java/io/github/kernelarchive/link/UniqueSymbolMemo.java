@@ -7,7 +7,6 @@ import io.github.kernelarchive.util.Hashing;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,13 +45,13 @@ final class UniqueSymbolMemo {
     return symbols;
   }
 
-  /** The symbols {@code memo} holds when it was written for {@code key}; null otherwise. */
-  private static List<String> remembered(Path memo, String key) throws IOException {
+  /** The symbols {@code memo} holds when it was written for {@code key}; null otherwise (missing or unreadable too). */
+  private static List<String> remembered(Path memo, String key) {
     try {
       List<String> lines = Files.readAllLines(memo, StandardCharsets.UTF_8);
       return !lines.isEmpty() && lines.get(0).equals(key) ? List.copyOf(lines.subList(1, lines.size())) : null;
-    } catch (NoSuchFileException e) {
-      return null;
+    } catch (IOException e) {
+      return null; // found again, and written anew
     }
   }
 }

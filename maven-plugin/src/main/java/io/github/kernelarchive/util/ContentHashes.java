@@ -44,15 +44,18 @@ public final class ContentHashes {
    * and saved, they can only have grown past its count.
    */
   private int onDisk;
+  /** The file {@link #onDisk} counts; null: none. */
+  private Path heldBy;
   /** Whether a stamp the file does not hold was taken since it was loaded or saved. */
   private volatile boolean learnt;
 
   public ContentHashes() {
-    this(Map.of(), -1);
+    this(Map.of(), null, -1);
   }
 
-  private ContentHashes(Map<String, Stamp> previous, int onDisk) {
+  private ContentHashes(Map<String, Stamp> previous, Path heldBy, int onDisk) {
     this.previous = previous;
+    this.heldBy = heldBy;
     this.onDisk = onDisk;
   }
 
@@ -157,7 +160,7 @@ public final class ContentHashes {
         in.position(in.position() + HEX_LENGTH);
         previous.put(path, new Stamp(size, modified, sha256, true));
       }
-      return new ContentHashes(previous, count);
+      return new ContentHashes(previous, file, count);
     } catch (IOException | RuntimeException e) {
       return new ContentHashes(); // missing, truncated or damaged: every file is read again
     }
@@ -168,7 +171,7 @@ public final class ContentHashes {
    * buffer: it runs at the end of every build, after the link, with thousands of stamps to write.
    */
   public void save(Path file) throws IOException {
-    if (!learnt && stamps.size() <= onDisk) {
+    if (file.equals(heldBy) && !learnt && stamps.size() <= onDisk) {
       return; // the file already holds every stamp in use (a no-op build writes nothing)
     }
     learnt = false;
@@ -194,7 +197,13 @@ public final class ContentHashes {
       out.putInt(path.length).put(path).putLong(stamp.size()).putLong(stamp.modifiedMillis())
           .put(stamp.sha256().getBytes(StandardCharsets.US_ASCII));
     }
-    AtomicFiles.write(file, out.array());
+    try {
+      AtomicFiles.write(file, out.array());
+    } catch (IOException | RuntimeException e) {
+      learnt = true; // the file still holds what it held: the next save writes
+      throw e;
+    }
+    heldBy = file;
     onDisk = settled.size();
   }
 }

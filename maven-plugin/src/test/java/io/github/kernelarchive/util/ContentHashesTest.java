@@ -77,6 +77,9 @@ class ContentHashesTest {
     again.save(state);
     assertEquals(saved, Files.getLastModifiedTime(state), "all of its own stamps in use: not written");
     assertTrue(ContentHashes.load(state).fromStamp(b).isPresent());
+    Path elsewhere = dir.resolve("other/file-hashes");
+    again.save(elsewhere);
+    assertTrue(ContentHashes.load(elsewhere).fromStamp(b).isPresent(), "another file is written");
 
     ContentHashes third = ContentHashes.load(state);
     third.of(a);

@@ -3,7 +3,9 @@
 # `mvn package` (cache off, clean target/), against one `llvm-ar qcD` call plus one mold link of
 # the same objects, in one run. Maven's own start-up is taken out: a `mvn validate` of the same
 # project is timed in the same run and subtracted. Runs interleave the three; the mean and the
-# median over the runs are reported.
+# median over the runs are reported, of the wall time and of the CPU time the machine spent meanwhile
+# (/proc/stat: every process, mold's forked linker and the kernel's work included; on a machine with
+# few cores the CPU is the limit, and it wanders less than the wall time).
 #   bench/archive/end-to-end.sh [count=5000] [small|payload=payload] [repeats=3] [-Dkernel.x=y ...]
 # (anything after the third argument goes to both mvn calls, e.g. -Dkernel.batchSize=5000;
 # SKIP_INSTALL=1 times the plugin already in ~/.m2 instead of installing this checkout's, and
@@ -30,6 +32,8 @@ plugin_pom "$work/pom.xml" e2e "${PLUGIN_VERSION:-0.1.0-SNAPSHOT}" "          <l
 
 now() { date +%s.%N; }
 since() { echo "$(now) - $1" | bc; }
+# CPU seconds the machine has spent since boot (user, nice, system, irq, softirq of all cores).
+cpu_now() { awk '/^cpu / { printf "%.2f", ($2 + $3 + $4 + $7 + $8) / 100 }' /proc/stat; }
 find "$objects" -maxdepth 1 -name "*.o" | sort > "$work/objects.txt"
 : > "$work/runs.txt"  # per run: plugin seconds (package - validate), pair seconds
 
@@ -43,16 +47,20 @@ for r in $(seq 1 "$repeats"); do
   rm -rf "$work/target" "$work/pair"
   mkdir -p "$work/pair"
   settle
-  t=$(now); "${mvn[@]}" -q -f "$work/pom.xml" "$@" validate; validate=$(since "$t")
+  t=$(now); c=$(cpu_now); "${mvn[@]}" -q -f "$work/pom.xml" "$@" validate
+  validate=$(since "$t"); validate_cpu=$(echo "$(cpu_now) - $c" | bc)
   settle
-  t=$(now); "${mvn[@]}" -f "$work/pom.xml" "$@" package > "$work/last-mvn.log"; package=$(since "$t")
+  t=$(now); c=$(cpu_now); "${mvn[@]}" -f "$work/pom.xml" "$@" package > "$work/last-mvn.log"
+  package=$(since "$t"); package_cpu=$(echo "$(cpu_now) - $c" | bc)
   rm -rf "$work/target"
   settle
-  t=$(now)
+  t=$(now); c=$(cpu_now)
   llvm-ar qcD "$work/pair/libkernels.a" @"$work/objects.txt"
   c++ -shared -fuse-ld=mold -o "$work/pair/libe2e.so" -Wl,--whole-archive "$work/pair/libkernels.a" \
     -Wl,--no-whole-archive -Wl,--exclude-libs,ALL
-  echo "$(echo "$package - $validate" | bc) $(since "$t")" >> "$work/runs.txt"
+  pair=$(since "$t"); pair_cpu=$(echo "$(cpu_now) - $c" | bc)
+  # Per run: the plugin's wall time (package - validate), the pair's, then the two CPU times.
+  echo "$(echo "$package - $validate" | bc) $pair $(echo "$package_cpu - $validate_cpu" | bc) $pair_cpu" >> "$work/runs.txt"
   grep -E "^\[INFO\]   (time|library)" "$work/last-mvn.log" | sed 's/^\[INFO\]  /  run '"$r"':/'
 done
 # The mean, and the median, which a machine whose speed wanders (shared 2-core VMs) moves less.
@@ -66,3 +74,7 @@ printf '%-46s %8s s %8s s\n' "mvn package - mvn validate (plugin)" "$(summary 1 
 printf '%-46s %8s s %8s s\n' "llvm-ar qcD + mold link (baseline pair)" "$(summary 2 mean)" "$(summary 2 median)"
 printf '%-46s %10s %10s\n' "ratio plugin / pair" "$(echo "scale=2; $(summary 1 mean) / $(summary 2 mean)" | bc)" \
   "$(echo "scale=2; $(summary 1 median) / $(summary 2 median)" | bc)"
+printf '%-46s %8s s %8s s\n' "CPU: mvn package - mvn validate (plugin)" "$(summary 3 mean)" "$(summary 3 median)"
+printf '%-46s %8s s %8s s\n' "CPU: llvm-ar qcD + mold link (baseline pair)" "$(summary 4 mean)" "$(summary 4 median)"
+printf '%-46s %10s %10s\n' "CPU ratio plugin / pair" "$(echo "scale=2; $(summary 3 mean) / $(summary 4 mean)" | bc)" \
+  "$(echo "scale=2; $(summary 3 median) / $(summary 4 median)" | bc)"

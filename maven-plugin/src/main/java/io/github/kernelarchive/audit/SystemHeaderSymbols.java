@@ -26,6 +26,11 @@ public final class SystemHeaderSymbols {
 
   private SystemHeaderSymbols() {}
 
+  /** The rule {@link #isSystem} applies: whatever remembers its answers keys them by it too. */
+  public static String rule() {
+    return SYSTEM.pattern();
+  }
+
   static boolean isSystem(String name) {
     return SYSTEM.matcher(name).matches();
   }

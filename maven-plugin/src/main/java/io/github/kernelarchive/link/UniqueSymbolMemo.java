@@ -16,7 +16,8 @@ import java.util.Optional;
  * The system-header symbols with unique binding that the host objects define (what a library
  * without {@code <exports>} keeps local, {@link SystemHeaderSymbols#uniqueIn}), remembered under
  * the objects' content hashes: finding them reads every object's symbol table, which a build whose
- * objects are unchanged (a no-op) need not do again. The hashes are those the link key takes.
+ * objects are unchanged (a no-op) need not do again. The hashes are those the link key takes; the
+ * rule that picks the symbols is in the key too, so a plugin that picks otherwise finds them again.
  */
 final class UniqueSymbolMemo {
   private static final String FORMAT = "kernel-archive unique symbols 1";
@@ -25,7 +26,7 @@ final class UniqueSymbolMemo {
 
   /** {@link SystemHeaderSymbols#uniqueIn} of {@code objects}, from {@code memo} when it was found for the same contents. */
   static List<String> of(List<Path> objects, ContentHashes hashes, Path memo) throws IOException {
-    List<String> parts = new ArrayList<>(List.of(FORMAT));
+    List<String> parts = new ArrayList<>(List.of(FORMAT, SystemHeaderSymbols.rule()));
     for (Path object : objects) {
       Optional<String> hash = hashes.of(object);
       if (hash.isEmpty()) {

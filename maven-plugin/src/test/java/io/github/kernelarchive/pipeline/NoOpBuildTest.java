@@ -65,6 +65,28 @@ class NoOpBuildTest {
     assertNotEquals(hostTime, Files.getLastModifiedTime(host), "a changed host object rewrites the host archive");
   }
 
+  /**
+   * Without {@code <exports>} the version script lists symbols a rule of the plugin finds,
+   * remembered between builds: the script is among the files the link key hashes (LinkInputs), so
+   * a script that comes out otherwise (here: the memo changed alone, as a plugin with another rule
+   * would) relinks.
+   */
+  @Test
+  void aVersionScriptThatComesOutOtherwiseRelinks() throws Exception {
+    Path project = dir.resolve("q");
+    Files.createDirectories(project.resolve("host"));
+    Files.writeString(project.resolve("host/api.cpp"), "#include <string>\n"
+        + "std::string q_name(unsigned long x) { return std::to_string(x); }\n");
+    KernelBuildRequest request = KernelBuildRequest.builder(project, "q").host(project.resolve("host")).jobs(2).build();
+    new KernelBuild(new RecordingLog(), System.getenv()).run(request);
+    assertFalse(new KernelBuild(new RecordingLog(), System.getenv()).run(request).relinked(), "a no-op");
+
+    Path memo = project.resolve("target/kernel/link/libq.so.unique");
+    Files.writeString(memo, Files.readString(memo) + "_ZZ8q_markerE1m\n");
+    assertTrue(new KernelBuild(new RecordingLog(), System.getenv()).run(request).relinked(), "another script");
+    assertTrue(Files.readString(project.resolve("target/kernel/link/q.map")).contains("_ZZ8q_markerE1m"));
+  }
+
   /** Every file below {@code out} but those named {@code skip}, sorted. */
   private static List<Path> outputsBut(Path out, String skip) throws Exception {
     try (Stream<Path> files = Files.walk(out)) {

@@ -24,6 +24,11 @@ public record ArchiveRequest(String name, List<Member> members) {
       this(name, object, inputKey, null);
     }
 
+    /** A prebuilt object ({@code <objects>}), named by its file name, not looked at yet (bench/archive). */
+    public static Member prebuilt(Path object) {
+      return prebuilt(object, null);
+    }
+
     /** A prebuilt object ({@code <objects>}), named by its file name, as the scan saw it. */
     public static Member prebuilt(Path object, BasicFileAttributes seen) {
       return new Member(object.getFileName().toString(), object, null, seen);

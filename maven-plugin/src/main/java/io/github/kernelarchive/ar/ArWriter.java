@@ -215,9 +215,10 @@ public final class ArWriter {
       throws IOException, RejectedMember {
     int sampled = Math.min(SAMPLE, entries.size());
     List<List<String>> sample = new ArrayList<>(sampled);
-    MemberReader reader = new MemberReader();
-    for (int i = 0; i < sampled; i++) {
-      sample.add(inspector.symbols(i, reader.read(entries.get(i)).asReadOnlyBuffer()));
+    try (MemberReader reader = new MemberReader()) {
+      for (int i = 0; i < sampled; i++) {
+        sample.add(inspector.symbols(i, reader.read(entries.get(i)).asReadOnlyBuffer()));
+      }
     }
     if (sampled == entries.size()) {
       return Layout.exact(entries, sample, longNamesSize);
@@ -250,9 +251,10 @@ public final class ArWriter {
       throws IOException, RejectedMember {
     List<List<String>> symbols = new ArrayList<>(Collections.nCopies(entries.size(), List.of()));
     inParallel(threads, entries.size(), (from, to) -> {
-      MemberReader reader = new MemberReader();
-      for (int i = from; i < to; i++) {
-        symbols.set(i, List.copyOf(inspector.symbols(i, reader.read(entries.get(i)).asReadOnlyBuffer())));
+      try (MemberReader reader = new MemberReader()) {
+        for (int i = from; i < to; i++) {
+          symbols.set(i, List.copyOf(inspector.symbols(i, reader.read(entries.get(i)).asReadOnlyBuffer())));
+        }
       }
     });
     return symbols;
@@ -368,23 +370,24 @@ public final class ArWriter {
     if (from >= to) {
       return;
     }
-    MemberReader reader = new MemberReader();
     // One digest per thread, reset by each digest(): a new one per member cost a provider lookup
     // and, for the direct buffers hashed here, a 4 KiB copy buffer of its own (20 MB for 5,000 members).
     MessageDigest sha = Hashing.sha256();
     Filling filling = new Filling(writer, layout.memberOffsets[from]);
-    for (int i = from; i < to; i++) {
-      Entry entry = entries.get(i);
-      ByteBuffer bytes = reader.read(entry);
-      if (inspector != null) {
-        symbols.set(i, List.copyOf(inspector.symbols(i, bytes.asReadOnlyBuffer())));
-      }
-      filling.put(header(nameFields.get(i), entry.size));
-      sha.update(bytes.duplicate());
-      filling.put(bytes);
-      hashes[i] = HexFormat.of().formatHex(sha.digest());
-      if ((entry.size & 1) == 1) {
-        filling.put(PADDING);
+    try (MemberReader reader = new MemberReader()) {
+      for (int i = from; i < to; i++) {
+        Entry entry = entries.get(i);
+        ByteBuffer bytes = reader.read(entry);
+        if (inspector != null) {
+          symbols.set(i, List.copyOf(inspector.symbols(i, bytes.asReadOnlyBuffer())));
+        }
+        filling.put(header(nameFields.get(i), entry.size));
+        sha.update(bytes.duplicate());
+        filling.put(bytes);
+        hashes[i] = HexFormat.of().formatHex(sha.digest());
+        if ((entry.size & 1) == 1) {
+          filling.put(PADDING);
+        }
       }
     }
     filling.finish();
@@ -392,31 +395,53 @@ public final class ArWriter {
 
   /**
    * Gives a member's whole content as one buffer: read into a buffer this reader reuses, or mapped
-   * when larger than {@link #REUSE_LIMIT}. One per thread.
+   * when larger than {@link #REUSE_LIMIT}. One per thread. A file stays open while the members
+   * that follow are read from it too (a batch that holds its members' bytes): thousands of members
+   * then cost one open, not one each.
    */
-  static final class MemberReader {
+  static final class MemberReader implements AutoCloseable {
     private ByteBuffer buffer = ByteBuffer.allocateDirect(0);
+    private Path openFile;
+    private FileChannel source;
 
     /** The member's bytes, position 0 to its size; valid until the next call. */
     ByteBuffer read(Entry entry) throws IOException {
       FileRange range = entry.content;
-      try (FileChannel source = FileChannel.open(range.file(), StandardOpenOption.READ)) {
-        if (entry.size > REUSE_LIMIT) {
-          if (source.size() < range.offset() + entry.size) {
-            throw endedEarly(entry);
-          }
-          return source.map(FileChannel.MapMode.READ_ONLY, range.offset(), entry.size);
+      FileChannel source = open(range.file());
+      if (entry.size > REUSE_LIMIT) {
+        if (source.size() < range.offset() + entry.size) {
+          throw endedEarly(entry);
         }
-        if (buffer.capacity() < entry.size) {
-          buffer = ByteBuffer.allocateDirect((int) Math.max(entry.size, Math.min(2L * buffer.capacity(), REUSE_LIMIT)));
+        return source.map(FileChannel.MapMode.READ_ONLY, range.offset(), entry.size);
+      }
+      if (buffer.capacity() < entry.size) {
+        buffer = ByteBuffer.allocateDirect((int) Math.max(entry.size, Math.min(2L * buffer.capacity(), REUSE_LIMIT)));
+      }
+      ByteBuffer into = buffer.clear().limit((int) entry.size);
+      while (into.hasRemaining()) {
+        if (source.read(into, range.offset() + into.position()) < 0) {
+          throw endedEarly(entry);
         }
-        ByteBuffer into = buffer.clear().limit((int) entry.size);
-        while (into.hasRemaining()) {
-          if (source.read(into, range.offset() + into.position()) < 0) {
-            throw endedEarly(entry);
-          }
-        }
-        return into.flip();
+      }
+      return into.flip();
+    }
+
+    private FileChannel open(Path file) throws IOException {
+      if (!file.equals(openFile)) {
+        close();
+        source = FileChannel.open(file, StandardOpenOption.READ);
+        openFile = file;
+      }
+      return source;
+    }
+
+    @Override
+    public void close() throws IOException {
+      if (source != null) {
+        FileChannel open = source;
+        source = null;
+        openFile = null;
+        open.close();
       }
     }
   }

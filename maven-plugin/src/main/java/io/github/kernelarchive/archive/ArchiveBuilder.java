@@ -43,23 +43,37 @@ import java.util.stream.IntStream;
 
 /**
  * Builds {@code lib<name>.a} without quadratic rewrites and with every object read once, in two
- * steps. First the members are cut into batches of {@code batchSize}, each one {@code ar --thin
- * qcSD} call reading its members from a response file (batches run in parallel; one whose members
- * are unchanged is kept from the last build or taken from the cache). A thin batch records its
- * members by path and size, copying no bytes. Then the combine reads the batches' member tables,
- * checks that they list exactly the planned objects at their sizes, and writes the archive from
- * them in one pass ({@link ArWriter}) that reads each member once to check it ({@link
+ * steps. First the members are cut into batches of {@code batchSize}, each one {@code ar qcSD} call
+ * reading its members from a response file (batches run in parallel; one whose members are
+ * unchanged is kept from the last build or taken from the cache). Small members are copied into
+ * their batch; large ones are batched thin ({@code --thin}: recorded by path and size, no bytes
+ * copied), see {@link #THIN_MEMBER_BYTES}. Either kind stands in for the archive in a link while
+ * the archive is written. Then the combine reads the batches' member tables, checks that they list
+ * exactly the planned objects at their sizes, and writes the archive from them in one pass ({@link
+ * ArWriter}) that reads each member once, from its batch or its object, to check it ({@link
  * ObjectRequirements}: a wrong-CPU or non-object file is refused, naming it), find its symbols for
  * the index and its strong definitions for the duplicate check, hash it and copy it. The batch size
- * only changes progress granularity and reuse: the result is byte-identical for any size.
+ * and kind only change progress granularity, reuse and speed: the result is byte-identical.
  */
 public final class ArchiveBuilder {
   /** {@code q} append without replacing (repeated basenames stay), {@code c} quiet create,
    *  {@code S} no index (written once by the combiner), {@code D} deterministic headers. */
   static final String AR_FLAGS = "qcSD";
-  /** Batches record members by path (GNU ar 2.38+, llvm-ar); the combine copies the bytes once. */
+  /** Batches of large members record them by path (GNU ar 2.38+, llvm-ar); the combine copies the bytes once. */
   static final String THIN = "--thin";
-  private static final String BATCH_KEY_FORMAT = "kernel-archive batch key 4";
+  /** The key of a batch that holds its members' bytes, where a thin one has {@link #THIN}. */
+  private static final String COPIED = "copied";
+  private static final String BATCH_KEY_FORMAT = "kernel-archive batch key 5";
+
+  /**
+   * Members at least this size on average are batched thin; smaller ones are copied into their
+   * batch. A linker and the combine open each member of a thin batch on its own. Over 50,000 small
+   * objects (1.2 KiB), mold took 0.58 s through two thin batches against 0.27 s through two that
+   * hold the bytes, and llvm-ar made either kind in the same 0.15 s: next to opening a small file,
+   * copying it costs nothing. Over 5,000 objects of 64 KiB, thin batches are linked as fast as the
+   * archive (docs/archives.md), and a second copy of 333 MB would not pay.
+   */
+  static final long THIN_MEMBER_BYTES = 16 * 1024;
 
   /**
    * An object to archive under {@code name}.
@@ -93,6 +107,7 @@ public final class ArchiveBuilder {
   private final ContentHashes hashes;
   private final BuildLog log;
   private final ObjectRequirements requirements = new ObjectRequirements(ElfObject.hostMachine());
+  private long thinMemberBytes = THIN_MEMBER_BYTES;
   private final Map<Path, Path> realFolders = new ConcurrentHashMap<>();
 
   /**
@@ -111,6 +126,12 @@ public final class ArchiveBuilder {
     this.cache = cache;
     this.hashes = hashes;
     this.log = log;
+  }
+
+  /** Batches thin from this average member size instead of {@link #THIN_MEMBER_BYTES}: tests try both kinds. */
+  ArchiveBuilder thinFrom(long averageMemberBytes) {
+    this.thinMemberBytes = averageMemberBytes;
+    return this;
   }
 
   /**
@@ -145,7 +166,7 @@ public final class ArchiveBuilder {
     Batches made = makeBatches(name, inputs, relativeNames, workDirectory, batches);
     List<ArWriter.Entry> entries;
     try (Trace.Span span = Trace.current().span("read batches of " + name, "archive")) {
-      entries = readBatches(workDirectory, batches, inputs, made.stats(), relativeNames);
+      entries = readBatches(workDirectory, batches, inputs, made.stats(), relativeNames, made.thin());
     }
     List<Path> files = IntStream.range(0, batches).mapToObj(i -> batchFile(workDirectory, i)).toList();
     return new Batched(name, inputs, workDirectory, output, relativeNames, made, entries, files);
@@ -174,14 +195,9 @@ public final class ArchiveBuilder {
       this.files = files;
     }
 
-    /** The thin batches, in order: together they list the archive's members. */
+    /** The batches, in order: together they list the archive's members. */
     public List<Path> files() {
       return files;
-    }
-
-    /** The members' bytes in all. */
-    public long bytes() {
-      return entries.stream().mapToLong(ArWriter.Entry::size).sum();
     }
 
     /**
@@ -215,7 +231,7 @@ public final class ArchiveBuilder {
     public void recordBatches(Result combined) throws IOException {
       for (int i = 0; i < files.size(); i++) {
         if (made.ran()[i] || made.fromCache()[i]) {
-          String key = made.keys()[i] != null ? made.keys()[i] : batchKey(i, inputs, relativeNames,
+          String key = made.keys()[i] != null ? made.keys()[i] : batchKey(i, inputs, relativeNames, made.thin(),
               member -> combined.members().get(member).sha256());
           KeyFile.record(keyFile(workDirectory, i), key);
           if (made.ran()[i] && cache != null) {
@@ -230,53 +246,55 @@ public final class ArchiveBuilder {
   /**
    * What {@link #makeBatches} did: per batch whether {@code ar} ran or the cache gave it, and its key
    * when one was needed to decide (else it is taken from the hashes the combine finds); each
-   * object's size and time, taken while the batches ran.
+   * object's size and time, taken before any batch ran; whether the batches are thin.
    */
-  private record Batches(boolean[] ran, boolean[] fromCache, String[] keys, List<BasicFileAttributes> stats) {}
+  private record Batches(boolean[] ran, boolean[] fromCache, String[] keys, List<BasicFileAttributes> stats,
+      boolean thin) {}
 
   /**
    * Leaves every batch of the archive in {@code workDirectory}: the one the last build left when its
    * members are unchanged, else one from the cache, else a new {@code ar} call (in parallel).
    * Without a cache, a batch the last build did not leave behind (every batch of a clean build)
-   * needs no key: it starts at once, before the objects are looked at.
+   * needs no key: it starts as soon as the objects' sizes are known.
    */
   private Batches makeBatches(String name, List<Input> inputs, List<String> relativeNames, Path workDirectory,
       int batches) throws IOException, ToolchainException, ArchiveInvalidException, InterruptedException {
     boolean[] ran = new boolean[batches];
     boolean[] fromCache = new boolean[batches];
     String[] keys = new String[batches];
-    List<BasicFileAttributes> stats;
+    // Before any object is read (ar copies small ones into their batch), so that a write landing
+    // later changes what checkUnchanged sees; the sizes also choose the kind of batch.
+    List<BasicFileAttributes> stats = stat(inputs);
+    boolean thin = thin(stats, thinMemberBytes);
     List<String> failures = new ArrayList<>();
     try (BoundedPool<BatchOutcome> pool = new BoundedPool<>("kernel-ar", parallelism)) {
       for (int i = 0; i < batches && cache == null; i++) {
         if (!Files.isRegularFile(batchFile(workDirectory, i)) || !Files.isRegularFile(keyFile(workDirectory, i))) {
           ran[i] = true;
-          submitBatch(pool, workDirectory, i, sliceOf(relativeNames, i));
+          submitBatch(pool, workDirectory, i, sliceOf(relativeNames, i), thin);
         }
       }
       try {
-        // Before any object is read, so that a write landing later changes what checkUnchanged sees.
-        stats = stat(inputs);
         for (int i = 0; i < batches; i++) {
           if (ran[i]) {
             continue;
           }
-          keys[i] = knownKey(i, inputs, relativeNames);
+          keys[i] = knownKey(i, inputs, relativeNames, thin);
           if (keys[i] == null) {
             // A prebuilt member changed (or was never hashed): the batch runs, and its key is taken
             // from the hashes the combine finds rather than from a read of its own.
             ran[i] = true;
-            submitBatch(pool, workDirectory, i, sliceOf(relativeNames, i));
+            submitBatch(pool, workDirectory, i, sliceOf(relativeNames, i), thin);
             continue;
           }
           if (KeyFile.upToDate(batchFile(workDirectory, i), keyFile(workDirectory, i), keys[i])) {
             continue;
           }
           fromCache[i] = restoreBatch(workDirectory, i, keys[i], sliceOf(inputs, i), sliceOf(stats, i),
-              sliceOf(relativeNames, i));
+              sliceOf(relativeNames, i), thin);
           if (!fromCache[i]) {
             ran[i] = true;
-            submitBatch(pool, workDirectory, i, sliceOf(relativeNames, i));
+            submitBatch(pool, workDirectory, i, sliceOf(relativeNames, i), thin);
           }
         }
       } finally {
@@ -288,7 +306,16 @@ public final class ArchiveBuilder {
       throw new ToolchainException(ar.command() + " failed on " + failures.size() + " batch(es) of archive '"
           + name + "': " + failures.get(0).lines().findFirst().orElse("") + ". Check the archiver or set kernel.ar.");
     }
-    return new Batches(ran, fromCache, keys, stats);
+    return new Batches(ran, fromCache, keys, stats, thin);
+  }
+
+  /** Whether the members are large enough on average to be batched thin. */
+  private static boolean thin(List<BasicFileAttributes> stats, long fromAverageBytes) {
+    long bytes = 0;
+    for (BasicFileAttributes stat : stats) {
+      bytes += stat.size();
+    }
+    return !stats.isEmpty() && bytes / stats.size() >= fromAverageBytes;
   }
 
   /**
@@ -296,29 +323,33 @@ public final class ArchiveBuilder {
    * hash taken already this build (the archive key's) or still vouched for by its size and time;
    * {@code null} otherwise.
    */
-  private String knownKey(int batch, List<Input> inputs, List<String> relativeNames) {
+  private String knownKey(int batch, List<Input> inputs, List<String> relativeNames, boolean thin) {
     for (int m = batch * batchSize; m < Math.min(inputs.size(), (batch + 1) * batchSize); m++) {
       if (inputs.get(m).inputKey() == null && hashes.fromStamp(inputs.get(m).object()).isEmpty()) {
         return null;
       }
     }
-    return batchKey(batch, inputs, relativeNames, m -> hashes.fromStamp(inputs.get(m).object()).orElseThrow());
+    return batchKey(batch, inputs, relativeNames, thin, m -> hashes.fromStamp(inputs.get(m).object()).orElseThrow());
   }
 
   /**
    * The archive's members as its batches list them, in order: every batch must name exactly its
    * planned objects at the sizes they have now (a dropped, extra, reordered or rewritten member
-   * fails here), and each member is then read from the file its batch names.
+   * fails here), and each member is then read from its batch, or from the file a thin batch names.
    */
   private List<ArWriter.Entry> readBatches(Path workDirectory, int batches, List<Input> inputs,
-      List<BasicFileAttributes> stats, List<String> relativeNames) throws IOException, ArchiveInvalidException {
+      List<BasicFileAttributes> stats, List<String> relativeNames, boolean thin)
+      throws IOException, ArchiveInvalidException {
     List<List<ArWriter.Entry>> listed = onAllCores(batches, i -> {
       List<Input> planned = sliceOf(inputs, i);
-      List<ArMember> recorded = listBatch(batchFile(workDirectory, i), workDirectory, planned, sliceOf(stats, i),
-          sliceOf(relativeNames, i));
+      Path batch = batchFile(workDirectory, i);
+      List<ArMember> recorded = listBatch(batch, workDirectory, planned, sliceOf(stats, i),
+          sliceOf(relativeNames, i), thin);
       List<ArWriter.Entry> entries = new ArrayList<>(recorded.size());
       for (int m = 0; m < recorded.size(); m++) {
-        entries.add(new ArWriter.Entry(planned.get(m).name(), planned.get(m).object(), recorded.get(m).size()));
+        ArMember member = recorded.get(m);
+        entries.add(thin ? new ArWriter.Entry(planned.get(m).name(), planned.get(m).object(), member.size())
+            : new ArWriter.Entry(planned.get(m).name(), batch, member.dataOffset(), member.size(), List.of()));
       }
       return entries;
     });
@@ -391,17 +422,18 @@ public final class ArchiveBuilder {
   }
 
   /** @param objects the batch's members, relative to {@code workDirectory} (ar runs there) */
-  private void submitBatch(BoundedPool<BatchOutcome> pool, Path workDirectory, int number, List<String> objects) {
-    pool.submit(() -> runBatch(workDirectory, number, objects));
+  private void submitBatch(BoundedPool<BatchOutcome> pool, Path workDirectory, int number, List<String> objects,
+      boolean thin) {
+    pool.submit(() -> runBatch(workDirectory, number, objects, thin));
   }
 
-  private BatchOutcome runBatch(Path workDirectory, int number, List<String> objects) {
+  private BatchOutcome runBatch(Path workDirectory, int number, List<String> objects, boolean thin) {
     try (Trace.Span span = Trace.current().span("ar " + workDirectory.getFileName() + " batch " + (number + 1), "ar")) {
-      return runBatchTraced(workDirectory, number, objects);
+      return runBatchTraced(workDirectory, number, objects, thin);
     }
   }
 
-  private BatchOutcome runBatchTraced(Path workDirectory, int number, List<String> objects) {
+  private BatchOutcome runBatchTraced(Path workDirectory, int number, List<String> objects, boolean thin) {
     Path target = batchFile(workDirectory, number);
     Path temporary;
     try {
@@ -415,7 +447,9 @@ public final class ArchiveBuilder {
       Files.deleteIfExists(keyFile(workDirectory, number));
       // Relative to the batch's folder: the batch then fits any checkout.
       String rsp = ResponseFile.write(workDirectory.resolve(String.format("batch-%05d.rsp", number)), objects);
-      ProcessResult result = runner.run(List.of(ar.command(), THIN, AR_FLAGS, temporary.toString(), rsp), workDirectory);
+      List<String> command = thin ? List.of(ar.command(), THIN, AR_FLAGS, temporary.toString(), rsp)
+          : List.of(ar.command(), AR_FLAGS, temporary.toString(), rsp);
+      ProcessResult result = runner.run(command, workDirectory);
       if (!result.succeeded()) {
         return new BatchOutcome(number, objects.size(), "exit " + result.exitCode() + ": " + result.output().strip());
       }
@@ -495,15 +529,16 @@ public final class ArchiveBuilder {
   }
 
   /**
-   * The members of the thin batch {@code batchFile}, checked to be exactly {@code planned}, in order,
-   * at the sizes {@code stats} found; relative member names are taken relative to {@code folder},
-   * where the batch is (or will be) used. {@code given} are the names the batch was made from.
+   * The members of the batch {@code batchFile}, checked to be exactly {@code planned}, in order, at
+   * the sizes {@code stats} found. A thin batch's relative member names are taken relative to
+   * {@code folder}, where the batch is (or will be) used; {@code given} are the names it was made
+   * from. A batch that holds its members names each by its file name.
    */
   private List<ArMember> listBatch(Path batchFile, Path folder, List<Input> planned, List<BasicFileAttributes> stats,
-      List<String> given) throws IOException, ArchiveInvalidException {
+      List<String> given, boolean thin) throws IOException, ArchiveInvalidException {
     List<ArMember> recorded;
     try (FileChannel channel = FileChannel.open(batchFile, StandardOpenOption.READ)) {
-      recorded = ArReader.readThin(channel).members();
+      recorded = (thin ? ArReader.readThin(channel) : ArReader.read(channel)).members();
     } catch (ArFormatException e) {
       throw new ArchiveInvalidException(batchFile, e.getMessage());
     }
@@ -519,7 +554,12 @@ public final class ArchiveBuilder {
     Path namedFolder = folder.toAbsolutePath().normalize();
     for (int m = 0; m < planned.size(); m++) {
       String name = recorded.get(m).name();
-      Path expected = name.equals(given.get(m)) ? null : real(planned.get(m).object());
+      Path object = planned.get(m).object();
+      if (!thin && !name.equals(object.getFileName().toString())) {
+        throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " is '" + name + "' but " + object
+            + " was planned there (missing, extra or reordered member)");
+      }
+      Path expected = !thin || name.equals(given.get(m)) ? null : real(object);
       if (expected != null && !real(realFolder.resolve(name)).equals(expected)
           && !real(namedFolder.resolve(name)).equals(expected)) {
         throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " is '" + name + "' but " + expected
@@ -539,7 +579,7 @@ public final class ArchiveBuilder {
    * in another checkout fits this one.
    */
   private boolean restoreBatch(Path workDirectory, int number, String key, List<Input> planned,
-      List<BasicFileAttributes> stats, List<String> given) throws IOException, InterruptedException {
+      List<BasicFileAttributes> stats, List<String> given, boolean thin) throws IOException, InterruptedException {
     if (cache == null) {
       return false;
     }
@@ -549,7 +589,7 @@ public final class ArchiveBuilder {
         return BuildCache.Verdict.corrupt("the batch differs from its manifest");
       }
       try {
-        listBatch(candidate.payload(), workDirectory, planned, stats, given);
+        listBatch(candidate.payload(), workDirectory, planned, stats, given, thin);
       } catch (ArchiveInvalidException e) {
         return BuildCache.Verdict.corrupt(e.problem());
       }
@@ -563,11 +603,13 @@ public final class ArchiveBuilder {
   }
 
   /**
-   * Over the archiver and each member's name, path relative to the batch folder, and input key (a
-   * prebuilt object's: its content hash, from {@code contentHash} by its position in the archive).
+   * Over the archiver, the kind of batch, and each member's name, path relative to the batch folder,
+   * and input key (a prebuilt object's: its content hash, from {@code contentHash} by its position
+   * in the archive).
    */
-  private String batchKey(int batch, List<Input> inputs, List<String> relativeNames, IntFunction<String> contentHash) {
-    List<String> parts = new ArrayList<>(List.of(BATCH_KEY_FORMAT, ar.identity(), THIN, AR_FLAGS));
+  private String batchKey(int batch, List<Input> inputs, List<String> relativeNames, boolean thin,
+      IntFunction<String> contentHash) {
+    List<String> parts = new ArrayList<>(List.of(BATCH_KEY_FORMAT, ar.identity(), thin ? THIN : COPIED, AR_FLAGS));
     for (int m = batch * batchSize; m < Math.min(inputs.size(), (batch + 1) * batchSize); m++) {
       Input input = inputs.get(m);
       parts.add(input.name());

@@ -11,12 +11,12 @@ import java.util.concurrent.Future;
 import java.util.function.Consumer;
 
 /**
- * An archive being written on a thread of its own while the build goes on to the link. Its thin
- * batches, made before it starts, may stand in for it: they list the same members in the same
- * order, and linkers read thin archives. {@link #awaitWritten} gives its digest and definitions
- * once it is written and published (a link may read it then, while it is checked); {@link #await}
- * gives the archive once it is also checked, or throws what failed. The build waits for every
- * archive before it ends, successful or not, so no writer outlives it.
+ * An archive being written on a thread of its own while the build goes on to the link. Its
+ * batches, made before it starts, may stand in for it: they hold or name the same members in the
+ * same order, and linkers read them as they read the archive. {@link #awaitWritten} gives its
+ * digest and definitions once it is written and published (a link may read it then, while it is
+ * checked); {@link #await} gives the archive once it is also checked, or throws what failed. The
+ * build waits for every archive before it ends, successful or not, so no writer outlives it.
  */
 public final class ArchiveInProgress {
   /** What is known once the archive is written: its digest and what its members define strongly. */
@@ -85,10 +85,7 @@ public final class ArchiveInProgress {
     return file;
   }
 
-  /**
-   * Thin batches the link may read while the archive is written; empty when it is done, or when
-   * linking them would cost more than waiting for it ({@link ArchiveStage#linkThroughBatches}).
-   */
+  /** The batches the link may read while the archive is written; empty once it is done. */
   public List<Path> standIns() {
     return outcome.isDone() ? List.of() : standIns;
   }

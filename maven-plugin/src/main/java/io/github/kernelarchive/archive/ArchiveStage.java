@@ -230,24 +230,10 @@ public final class ArchiveStage {
     } catch (ArchiveInvalidException e) {
       throw invalid(request, e, target);
     }
-    List<Path> standIns = linkThroughBatches(batched.bytes(), inputs.size()) ? batched.files() : List.of();
-    return ArchiveInProgress.start(request.name(), target, standIns,
+    // The batches stand in for the archive in a link that runs while it is written: thin ones
+    // where members are large, ones that hold the bytes where they are small (ArchiveBuilder).
+    return ArchiveInProgress.start(request.name(), target, batched.files(),
         written -> finish(request, dependencies, batched, target, written));
-  }
-
-  /**
-   * Members of at least this size on average make linking the thin batches while the archive is
-   * written pay. A linker opens each member of a thin batch on its own: mold over 50,000 small
-   * objects took 0.58 s through two thin batches against 0.23 s through the archive, more than
-   * writing the archive first costs there; over 5,000 objects of 64 KiB the two took the same
-   * (0.39-0.58 s), and writing the archive (0.5 s, most of it hashing and copying 333 MB) then
-   * runs beside the link instead of before it (docs/archives.md).
-   */
-  static final long STAND_IN_MEMBER_BYTES = 16 * 1024;
-
-  /** Whether the link reads the batches while the archive is written, or waits for the archive. */
-  static boolean linkThroughBatches(long bytes, int members) {
-    return members > 0 && bytes / members >= STAND_IN_MEMBER_BYTES;
   }
 
   /**

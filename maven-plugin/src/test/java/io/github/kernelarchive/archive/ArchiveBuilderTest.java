@@ -35,9 +35,14 @@ class ArchiveBuilderTest {
   }
 
   private Path build(Tool ar, List<PlannedMember> members, int batchSize, String tag) throws Exception {
+    return build(ar, members, batchSize, tag, ArchiveBuilder.THIN_MEMBER_BYTES);
+  }
+
+  /** With thin batches from {@code thinFrom} bytes a member on average (0: always, Long.MAX_VALUE: never). */
+  private Path build(Tool ar, List<PlannedMember> members, int batchSize, String tag, long thinFrom) throws Exception {
     Path output = dir.resolve(tag + "/libk.a");
     new ArchiveBuilder(ar, new io.github.kernelarchive.toolchain.ProcessRunner(Map.of()), batchSize, 2, null, new io.github.kernelarchive.util.ContentHashes(), log)
-        .build("k", NativeObjects.inputs(members), dir.resolve(tag + "/work"), output);
+        .thinFrom(thinFrom).build("k", NativeObjects.inputs(members), dir.resolve(tag + "/work"), output);
     new ArchiveValidator(ElfObject.hostMachine()).validate(output, members);
     return output;
   }
@@ -55,6 +60,8 @@ class ArchiveBuilderTest {
     assertArrayEquals(Files.readAllBytes(small), Files.readAllBytes(large), "batch size must not change the bytes");
     Path again = build(ar, members, 7, "again");
     assertArrayEquals(Files.readAllBytes(small), Files.readAllBytes(again), "deterministic");
+    Path thin = build(ar, members, 7, "thin", 0);
+    assertArrayEquals(Files.readAllBytes(small), Files.readAllBytes(thin), "thin batches must not change the bytes");
 
     List<String> listed = NativeObjects.run(List.of(ar.command(), "t", small.toString()), dir).lines().toList();
     assertEquals(members.stream().map(PlannedMember::name).toList(), listed);
@@ -141,21 +148,26 @@ class ArchiveBuilderTest {
     hashes.save(hashFile);
   }
 
-  @Test
-  void aBatchThatDoesNotListItsObjectsIsRejected() throws Exception {
+  /** Thin batches (0) and batches that hold the members' bytes (what objects this small get). */
+  @ParameterizedTest
+  @ValueSource(longs = {0, Long.MAX_VALUE})
+  void aBatchThatDoesNotListItsObjectsIsRejected(long thinFrom) throws Exception {
     Tool ar = archiver("llvm-ar");
     List<PlannedMember> members = NativeObjects.members(dir.resolve("obj"), 30, i -> "k" + i + ".o");
-    build(ar, members, 10, "tamper");
+    build(ar, members, 10, "tamper", thinFrom);
     Path work = dir.resolve("tamper/work");
     // Batch 2's file now lists batch 1's objects; its key still matches, so only the combine can tell.
     Files.copy(work.resolve("batch-00000.a"), work.resolve("batch-00001.a"), StandardCopyOption.REPLACE_EXISTING);
-    ArchiveInvalidException e = assertThrows(ArchiveInvalidException.class, () -> build(ar, members, 10, "tamper"));
+    ArchiveInvalidException e = assertThrows(ArchiveInvalidException.class,
+        () -> build(ar, members, 10, "tamper", thinFrom));
     assertTrue(e.getMessage().contains("batch-00001.a") && e.getMessage().contains("member 1 is '")
         && e.getMessage().contains("k10.o was planned there"), e.getMessage());
-    // A batch that is not a thin archive at all.
-    Files.copy(dir.resolve("tamper/libk.a"), work.resolve("batch-00001.a"), StandardCopyOption.REPLACE_EXISTING);
-    e = assertThrows(ArchiveInvalidException.class, () -> build(ar, members, 10, "tamper"));
-    assertTrue(e.getMessage().contains("not a thin archive"), e.getMessage());
+    // A batch that is no archive at all.
+    Files.copy(members.get(0).object(), work.resolve("batch-00001.a"), StandardCopyOption.REPLACE_EXISTING);
+    e = assertThrows(ArchiveInvalidException.class, () -> build(ar, members, 10, "tamper", thinFrom));
+    assertTrue(e.getMessage().contains("batch-00001.a")
+        && e.getMessage().contains(thinFrom == 0 ? "not a thin archive" : "not an ar archive"),
+        e.getMessage());
   }
 
   @Test

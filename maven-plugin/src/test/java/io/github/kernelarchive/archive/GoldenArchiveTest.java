@@ -23,7 +23,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The published archive of fixed objects (test resources {@code golden/}: repeated basenames in
  * two folders, a name longer than 16 bytes) is, byte for byte, what the plugin wrote at 7cd607f,
- * whatever the archiver and the batch size: a rework of the archive stage (issue #50) must keep it.
+ * whatever the archiver, the batch size and the kind of batch: a rework of the archive stage (issue
+ * #50) must keep it.
  * The SHA-256 was taken from 7cd607f's ArchiveBuilder with this test.
  */
 class GoldenArchiveTest {
@@ -51,10 +52,16 @@ class GoldenArchiveTest {
       members.add(new PlannedMember(object.getFileName().toString(), object, hashes.of(object).orElseThrow()));
     }
     for (int batchSize : new int[] {2, 400}) {
-      Path output = dir.resolve(archiver + "-" + batchSize + "/libgolden.a");
-      new ArchiveBuilder(ar, new ProcessRunner(Map.of()), batchSize, 2, null, new ContentHashes(), new RecordingLog())
-          .build("golden", NativeObjects.inputs(members), dir.resolve(archiver + "-" + batchSize + "/work"), output);
-      assertEquals(SHA256_AT_7CD607F, Hashing.ofFile(output), archiver + ", batches of " + batchSize);
+      // Batches that hold the members' bytes (what objects this small get) and thin ones.
+      for (long thinFrom : new long[] {Long.MAX_VALUE, 0}) {
+        String tag = archiver + "-" + batchSize + (thinFrom == 0 ? "-thin" : "-copied");
+        Path output = dir.resolve(tag + "/libgolden.a");
+        new ArchiveBuilder(ar, new ProcessRunner(Map.of()), batchSize, 2, null, new ContentHashes(), new RecordingLog())
+            .thinFrom(thinFrom).build("golden", NativeObjects.inputs(members), dir.resolve(tag + "/work"), output);
+        assertEquals(SHA256_AT_7CD607F, Hashing.ofFile(output), tag);
+        assertEquals(thinFrom == 0 ? "!<thin>\n" : "!<arch>\n", new String(Files.readAllBytes(
+            dir.resolve(tag + "/work/batch-00000.a")), 0, 8, java.nio.charset.StandardCharsets.US_ASCII), tag);
+      }
     }
   }
 }

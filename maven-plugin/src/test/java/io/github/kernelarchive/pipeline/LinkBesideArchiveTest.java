@@ -14,35 +14,42 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Objects of 64 KiB: the link reads the archive's thin batches while the archive is written. The
- * library is the one a link of the finished archive writes, build ID included; an archive that
- * fails its checks, or members that define a symbol twice, fail the build with that cause (not the
- * linker's words) and publish no library.
+ * The link reads the archive's batches while the archive is written: thin ones for objects of 64
+ * KiB, ones that hold the bytes for small objects. The library is the one a link of the finished
+ * archive writes, build ID included; an archive that fails its checks, or members that define a
+ * symbol twice, fail the build with that cause (not the linker's words) and publish no library.
  */
 class LinkBesideArchiveTest {
   @TempDir Path dir;
 
-  /** An object of 64 KiB defining {@code function}. */
-  private void object(String name, String function) throws Exception {
+  /** An object with a payload of {@code payload} bytes defining {@code function}. */
+  private void object(String name, String function, int payload) throws Exception {
     Path source = dir.resolve("src/" + name + ".c");
     Files.createDirectories(source.getParent());
-    Files.writeString(source, "const unsigned char payload_" + name + "[65536] = { [0] = 1 };\n"
+    Files.writeString(source, "const unsigned char payload_" + name + "[" + payload + "] = { [0] = 1 };\n"
         + "int " + function + "(void) { return payload_" + name + "[0]; }\n");
     Path objects = Files.createDirectories(dir.resolve("objects"));
     Commands.run(List.of("cc", "-c", "-fPIC", "-o", objects.resolve(name + ".o").toString(), source.toString()), dir);
   }
 
-  private void objects(int count) throws Exception {
+  private void objects(int count, int payload) throws Exception {
     for (int i = 0; i < count; i++) {
-      object("p" + i, "kernel_" + i);
+      object("p" + i, "kernel_" + i, payload);
     }
+  }
+
+  private String batchMagic() throws Exception {
+    byte[] start = Arrays.copyOf(Files.readAllBytes(dir.resolve("target/kernel/archive/k/batch-00000.a")), 8);
+    return new String(start, StandardCharsets.US_ASCII);
   }
 
   private BuildSummary build() throws Exception {
@@ -59,12 +66,14 @@ class LinkBesideArchiveTest {
     return dir.resolve("target/kernel/libk.so");
   }
 
-  @Test
-  void theLibraryLinkedBesideTheArchiveIsTheOneLinkedAfterIt() throws Exception {
-    objects(8);
+  @ParameterizedTest
+  @ValueSource(ints = {65536, 64})
+  void theLibraryLinkedBesideTheArchiveIsTheOneLinkedAfterIt(int payload) throws Exception {
+    objects(8, payload);
     BuildSummary beside = build();
     assertEquals(1, beside.archivesBuilt());
     assertTrue(beside.relinked());
+    assertEquals(payload > 16 * 1024 ? "!<thin>\n" : "!<arch>\n", batchMagic());
     assertTrue(trace().contains("wait for the archives"), "the link read the batches while the archive was written");
     assertTrue(Files.readString(dir.resolve("target/kernel/link/libk.so.rsp")).contains("batch-00000.a"));
     byte[] first = Files.readAllBytes(library());
@@ -80,9 +89,10 @@ class LinkBesideArchiveTest {
     assertArrayEquals(first, Files.readAllBytes(library()), "same library, same build ID");
   }
 
-  @Test
-  void anArchiveThatFailsItsChecksPublishesNoLibrary() throws Exception {
-    objects(5);
+  @ParameterizedTest
+  @ValueSource(ints = {65536, 64})
+  void anArchiveThatFailsItsChecksPublishesNoLibrary(int payload) throws Exception {
+    objects(5, payload);
     byte[] text = new byte[40_000];
     java.util.Arrays.fill(text, (byte) 'x');
     Files.write(dir.resolve("objects/p9.o"), text);
@@ -95,11 +105,12 @@ class LinkBesideArchiveTest {
     assertEquals(List.of(), leftovers(), "no temporary file is left behind");
   }
 
-  @Test
-  void duplicateDefinitionsAreListedRatherThanTheLinkersFirst() throws Exception {
-    objects(4);
-    object("again_a", "twice");
-    object("again_b", "twice");
+  @ParameterizedTest
+  @ValueSource(ints = {65536, 64})
+  void duplicateDefinitionsAreListedRatherThanTheLinkersFirst(int payload) throws Exception {
+    objects(4, payload);
+    object("again_a", "twice", payload);
+    object("again_b", "twice", payload);
 
     BuildFailureException failure = assertThrows(BuildFailureException.class, this::build);
     assertTrue(failure.getMessage().contains("1 symbol(s) defined more than once")

@@ -26,12 +26,12 @@ public record ArchiveRequest(String name, List<Member> members) {
 
     /** A prebuilt object ({@code <objects>}), named by its file name, not looked at yet (bench/archive). */
     public static Member prebuilt(Path object) {
-      return prebuilt(object, null);
+      return prebuilt(object.getFileName().toString(), object, null);
     }
 
-    /** A prebuilt object ({@code <objects>}), named by its file name, as the scan saw it. */
-    public static Member prebuilt(Path object, BasicFileAttributes seen) {
-      return new Member(object.getFileName().toString(), object, null, seen);
+    /** A prebuilt object ({@code <objects>}) named {@code name} (its file name), as the scan saw it. */
+    public static Member prebuilt(String name, Path object, BasicFileAttributes seen) {
+      return new Member(name, object, null, seen);
     }
 
     public boolean keyedByContent() {

@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 
@@ -238,7 +239,10 @@ public final class ArchiveStage {
 
   /**
    * The archive written from its batches (then {@code written} is told, and a link may read it),
-   * checked against the plan and validated; then recorded in the background.
+   * checked against the plan and validated. What later builds read is worked out on the records
+   * thread meanwhile (the batches' keys, the prebuilt objects' hashes, the archive's manifest: 60-90
+   * ms each for 50,000 members, which the validation no longer waits for), and the manifest is
+   * written there once the archive passed.
    */
   private Outcome finish(ArchiveRequest request, Map<Path, List<Dependency>> dependencies,
       ArchiveBuilder.Batched batched, Path target, Consumer<ArchiveInProgress.Written> written)
@@ -246,13 +250,22 @@ public final class ArchiveStage {
     ArchiveBuilder.Result built;
     List<MemberSymbols> definitions;
     String digest;
+    CompletableFuture<Manifest> manifest = new CompletableFuture<>();
     try {
       built = batched.combine();
       definitions = built.members().stream().map(m -> new MemberSymbols(m.name(), m.strongDefinitions())).toList();
       written.accept(new ArchiveInProgress.Written(built.digest(), definitions));
-      batched.recordBatches(built);
       checkUnchangedSincePlanning(request.name(), built.members());
-      rememberPrebuiltHashes(request, built.members());
+      records.submit(() -> {
+        try {
+          batched.recordBatches(built);
+          rememberPrebuiltHashes(request, built.members());
+          manifest.complete(manifest(request, dependencies, built.members(), built.digest()));
+        } catch (IOException | RuntimeException e) {
+          manifest.completeExceptionally(e); // the record below then fails too, rather than wait
+          throw e;
+        }
+      });
       try (Trace.Span span = Trace.current().span("validate " + request.name(), "archive")) {
         validator.validateWritten(target, built.members());
       }
@@ -264,8 +277,7 @@ public final class ArchiveStage {
     } catch (ArchiveInvalidException e) {
       throw invalid(request, e, target);
     }
-    String archiveDigest = digest;
-    records.submit(() -> record(request, dependencies, built.members(), archiveDigest, target));
+    records.submit(() -> record(request, manifest.join(), target));
     return new Outcome(request.name(), target, digest, Status.BUILT, built.members().size(),
         built.batches(), built.batchesRun(), definitions);
   }
@@ -309,9 +321,10 @@ public final class ArchiveStage {
   }
 
   /** The manifest and stamp the next build compares with, and the cache entry for other builds. */
-  private void record(ArchiveRequest request, Map<Path, List<Dependency>> dependencies, List<InspectedObject> members,
-      String digest, Path target) throws IOException {
-    try (Trace.Span span = Trace.current().span("record " + request.name(), "archive")) {
+  /** What the archive is made of, under its key, for the next build and the cache. */
+  private Manifest manifest(ArchiveRequest request, Map<Path, List<Dependency>> dependencies,
+      List<InspectedObject> members, String digest) {
+    try (Trace.Span span = Trace.current().span("manifest of " + request.name(), "archive")) {
       List<Manifest.Member> manifestMembers = new ArrayList<>();
       for (InspectedObject member : members) {
         List<Manifest.Header> headers = new ArrayList<>();
@@ -322,11 +335,16 @@ public final class ArchiveStage {
       }
       // Every member was hashed as it was archived: the key needs no other look at the objects.
       String key = keyOf(request, i -> members.get(i).sha256());
-      Manifest manifest = new Manifest(key, request.name(), digest,
-          ar.identity().lines().findFirst().orElse(""), manifestMembers);
+      return new Manifest(key, request.name(), digest, ar.identity().lines().findFirst().orElse(""), manifestMembers);
+    }
+  }
+
+  /** Records the validated archive for the next build, and stores it in the cache. */
+  private void record(ArchiveRequest request, Manifest manifest, Path target) throws IOException {
+    try (Trace.Span span = Trace.current().span("record " + request.name(), "archive")) {
       recordLocal(request.name(), manifest, target);
       if (cache != null) {
-        cache.store(EntryKind.ARCHIVE, key, target, manifest.toBytes());
+        cache.store(EntryKind.ARCHIVE, manifest.key(), target, manifest.toBytes());
       }
     }
   }

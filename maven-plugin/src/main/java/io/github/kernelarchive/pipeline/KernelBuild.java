@@ -246,7 +246,7 @@ public final class KernelBuild {
       for (SourceSet set : request.sources().objects()) {
         List<ArchiveRequest.Member> members = prebuilt.computeIfAbsent(set.unit(), k -> new ArrayList<>());
         for (SourceScanner.Found object : scanner.scanObjects(set)) {
-          members.add(ArchiveRequest.Member.prebuilt(object.file(), object.attributes()));
+          members.add(ArchiveRequest.Member.prebuilt(object.name(), object.file(), object.attributes()));
         }
       }
     }

@@ -28,13 +28,18 @@ public final class SourceScanner {
    *
    * @param relative its path below the set's directory, with {@code /} separators
    */
-  public record Found(Path file, String relative, BasicFileAttributes attributes) {}
+  public record Found(Path file, String relative, BasicFileAttributes attributes) {
+    /** Its file name, taken from the relative path (Path.getFileName per file showed in profiles at 50,000). */
+    public String name() {
+      return relative.substring(relative.lastIndexOf('/') + 1);
+    }
+  }
 
   public List<SourceFile> scan(SourceSet set) throws IOException, BuildFailureException {
     List<SourceFile> found = new ArrayList<>();
     for (Found file : matching(set, name -> Language.ofFileName(name).isPresent())) {
       String relative = file.relative();
-      Optional<Language> language = Language.ofFileName(relative.substring(relative.lastIndexOf('/') + 1));
+      Optional<Language> language = Language.ofFileName(file.name());
       if (language.isEmpty()) {
         throw new BuildFailureException("Included file " + set.directory().resolve(relative) + " has no known"
             + " source extension (.c, .cc, .cpp, .cxx, .cu, .hip). Narrow the <includes> of " + describe(set) + ".");
@@ -64,7 +69,7 @@ public final class SourceScanner {
     List<Found> found = new ArrayList<>();
     for (Found file : regularFiles(set, excludes)) {
       String relative = file.relative();
-      String name = relative.substring(relative.lastIndexOf('/') + 1);
+      String name = file.name();
       boolean included = includes.isEmpty() ? byDefault.test(name) : includes.matches(relative);
       // Default excludes are all "**/name" or "**/name/**": folders were pruned, the file's name is enough.
       if (included && !excludes.matches(relative) && !AntPatterns.DEFAULT_EXCLUDES.matchesName(name)) {

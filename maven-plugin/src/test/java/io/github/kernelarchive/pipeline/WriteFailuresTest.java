@@ -26,10 +26,16 @@ import org.junit.jupiter.api.io.TempDir;
 class WriteFailuresTest {
   @TempDir Path dir;
 
+  /**
+   * Batches of 40 objects: small objects are copied into their batch, and each of these batches
+   * stays under a limit the whole archive exceeds.
+   */
+  private static final int BATCH_SIZE = 40;
+
   /** Runs a build process under {@code ulimit -f} (in 512-byte blocks); returns its exit code and output. */
   private static String[] buildWithFileLimit(Path project, Path cache, int blocks) throws Exception {
     // GNU ld: its libraries have page-aligned segments, larger than the archive whatever the code.
-    String command = String.join(" ", BuildMain.process(project, cache, 400, "bfd").command().stream()
+    String command = String.join(" ", BuildMain.process(project, cache, BATCH_SIZE, "bfd").command().stream()
         .map(a -> "'" + a.replace("'", "'\\''") + "'").toList());
     Process build = new ProcessBuilder("sh", "-c", "ulimit -f " + blocks + " && exec " + command)
         .redirectErrorStream(true).start();
@@ -57,7 +63,7 @@ class WriteFailuresTest {
     assertEquals(List.of(), new LocalCache(cache, Long.MAX_VALUE).entries(EntryKind.ARCHIVE));
 
     RecordingLog log = new RecordingLog();
-    BuildSummary next = new KernelBuild(log, System.getenv()).run(Projects.request(project, cache, 400));
+    BuildSummary next = new KernelBuild(log, System.getenv()).run(Projects.request(project, cache, BATCH_SIZE));
     assertEquals(0, next.compiled(), "the objects were kept; only the archive is written again");
     assertEquals(1, next.archivesBuilt(), log.text());
   }

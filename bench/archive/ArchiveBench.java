@@ -1,3 +1,4 @@
+import io.github.kernelarchive.archive.ArchiveBuilder;
 import io.github.kernelarchive.archive.ArchiveRequest;
 import io.github.kernelarchive.archive.ArchiveStage;
 import io.github.kernelarchive.common.BuildLog;
@@ -76,8 +77,11 @@ public class ArchiveBench {
           // The floor of any stage that runs one ar per batch: those ar calls alone, as many at a time as the stage runs.
           Path floorWork = work.resolve("floor-" + batch);
           int calls = (files.size() + batch - 1) / batch;
-          double floor = median(() -> clear(floorWork), () -> batchCallsAlone(files, batch, floorWork));
-          row("&nbsp;&nbsp;its " + calls + " `llvm-ar --thin qcSD` batch calls alone, " + CORES + " at a time (floor)", floor, llvm, gnu);
+          // Thin where the stage makes thin batches (large members), else batches that hold the members.
+          boolean thin = bytes / files.size() >= ArchiveBuilder.THIN_MEMBER_BYTES;
+          double floor = median(() -> clear(floorWork), () -> batchCallsAlone(files, batch, floorWork, thin));
+          row("&nbsp;&nbsp;its " + calls + " `llvm-ar " + (thin ? "--thin " : "") + "qcSD` batch calls alone, " + CORES
+              + " at a time (floor)", floor, llvm, gnu);
         }
       }
     }
@@ -132,8 +136,8 @@ public class ArchiveBench {
 
   static final int CORES = Runtime.getRuntime().availableProcessors();
 
-  /** The stage's ar calls and nothing else: one thin batch per response file, CORES at a time. */
-  static void batchCallsAlone(List<Path> files, int batch, Path work) throws Exception {
+  /** The stage's ar calls and nothing else: one batch per response file, CORES at a time. */
+  static void batchCallsAlone(List<Path> files, int batch, Path work, boolean thin) throws Exception {
     Files.createDirectories(work);
     ExecutorService pool = Executors.newFixedThreadPool(CORES);
     try {
@@ -142,7 +146,9 @@ public class ArchiveBench {
         Path rsp = work.resolve("batch-" + from + ".rsp");
         Files.write(rsp, files.subList(from, Math.min(files.size(), from + batch)).stream().map(Path::toString).toList());
         Path out = work.resolve("batch-" + from + ".a");
-        calls.add(pool.submit(() -> { sh("llvm-ar", "--thin", "qcSD", out.toString(), "@" + rsp); return null; }));
+        List<String> command = thin ? List.of("llvm-ar", "--thin", "qcSD", out.toString(), "@" + rsp)
+            : List.of("llvm-ar", "qcSD", out.toString(), "@" + rsp);
+        calls.add(pool.submit(() -> { sh(command.toArray(String[]::new)); return null; }));
       }
       for (Future<Object> call : calls) call.get();
     } finally {

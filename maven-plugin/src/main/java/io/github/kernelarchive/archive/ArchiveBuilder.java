@@ -73,7 +73,7 @@ public final class ArchiveBuilder {
    * copying it costs nothing. Over 5,000 objects of 64 KiB, thin batches are linked as fast as the
    * archive (docs/archives.md), and a second copy of 333 MB would not pay.
    */
-  static final long THIN_MEMBER_BYTES = 16 * 1024;
+  public static final long THIN_MEMBER_BYTES = 16 * 1024;
 
   /**
    * An object to archive under {@code name}.

@@ -555,7 +555,8 @@ public final class ArchiveBuilder {
     for (int m = 0; m < planned.size(); m++) {
       String name = recorded.get(m).name();
       Path object = planned.get(m).object();
-      if (!thin && !name.equals(object.getFileName().toString())) {
+      // A member is named by its file name, which its planned name nearly always is already.
+      if (!thin && !name.equals(planned.get(m).name()) && !name.equals(object.getFileName().toString())) {
         throw new ArchiveInvalidException(batchFile, "member " + (m + 1) + " is '" + name + "' but " + object
             + " was planned there (missing, extra or reordered member)");
       }

@@ -266,7 +266,7 @@ public final class ArchiveBuilder {
     // later changes what checkUnchanged sees; the sizes also choose the kind of batch.
     List<BasicFileAttributes> stats = stat(inputs);
     boolean thin = thin(stats, thinMemberBytes);
-    List<String> failures = new ArrayList<>();
+    List<BatchOutcome> failures = new ArrayList<>();
     try (BoundedPool<BatchOutcome> pool = new BoundedPool<>("kernel-ar", parallelism)) {
       for (int i = 0; i < batches && cache == null; i++) {
         if (!Files.isRegularFile(batchFile(workDirectory, i)) || !Files.isRegularFile(keyFile(workDirectory, i))) {
@@ -303,8 +303,9 @@ public final class ArchiveBuilder {
       }
     }
     if (!failures.isEmpty()) {
+      BatchOutcome first = failures.get(0);
       throw new ToolchainException(ar.command() + " failed on " + failures.size() + " batch(es) of archive '"
-          + name + "': " + failures.get(0).lines().findFirst().orElse("") + ". Check the archiver or set kernel.ar.");
+          + name + "': " + first.error().lines().findFirst().orElse("") + ". " + first.fix());
     }
     return new Batches(ran, fromCache, keys, stats, thin);
   }
@@ -407,17 +408,30 @@ public final class ArchiveBuilder {
   /** Marks a failed item among the results (a result may itself be anything, even null). */
   private record Failure(Exception exception) {}
 
-  private record BatchOutcome(int number, int members, String error) {}
+  /** How {@code ar} ends when SIGXFSZ stops it: a batch that holds its members outgrew {@code ulimit -f}. */
+  private static final int EXIT_FILE_SIZE_LIMIT = 128 + 25;
+
+  /** A batch's end: {@code error} is null when it was made, else what failed and {@code fix} what to do. */
+  private record BatchOutcome(int number, int members, String error, String fix) {
+    static BatchOutcome made(int number, int members) {
+      return new BatchOutcome(number, members, null, null);
+    }
+
+    static BatchOutcome failed(int number, int members, String error) {
+      return new BatchOutcome(number, members, error, "Check the archiver or set kernel.ar.");
+    }
+  }
 
   /** One {@code [n/N]} line per finished batch; failures are collected for one error at the end. */
-  private void report(String name, int batches, int done, int total, BatchOutcome outcome, List<String> failures) {
+  private void report(String name, int batches, int done, int total, BatchOutcome outcome,
+      List<BatchOutcome> failures) {
     if (outcome.error == null) {
       log.info("[" + done + "/" + total + "] AR " + name + " batch " + (outcome.number + 1) + "/" + batches
           + " (" + outcome.members + " objects)");
     } else {
       log.error("[" + done + "/" + total + "] AR " + name + " batch " + (outcome.number + 1) + " FAILED");
       log.error(outcome.error);
-      failures.add(outcome.error);
+      failures.add(outcome);
     }
   }
 
@@ -440,7 +454,7 @@ public final class ArchiveBuilder {
       // A name that does not exist yet: ar appends to an existing file instead of replacing it.
       temporary = AtomicFiles.temporarySibling(target);
     } catch (IOException e) {
-      return new BatchOutcome(number, objects.size(), e.toString());
+      return BatchOutcome.failed(number, objects.size(), e.toString());
     }
     try {
       // The old key must not vouch for the new batch if the build stops before the key is recorded.
@@ -450,13 +464,17 @@ public final class ArchiveBuilder {
       List<String> command = thin ? List.of(ar.command(), THIN, AR_FLAGS, temporary.toString(), rsp)
           : List.of(ar.command(), AR_FLAGS, temporary.toString(), rsp);
       ProcessResult result = runner.run(command, workDirectory);
+      if (result.exitCode() == EXIT_FILE_SIZE_LIMIT) {
+        return new BatchOutcome(number, objects.size(), "the file size limit stopped it writing " + target
+            + " (SIGXFSZ)", "Raise the limit (ulimit -f) or build where it is higher; nothing was published.");
+      }
       if (!result.succeeded()) {
-        return new BatchOutcome(number, objects.size(), "exit " + result.exitCode() + ": " + result.output().strip());
+        return BatchOutcome.failed(number, objects.size(), "exit " + result.exitCode() + ": " + result.output().strip());
       }
       AtomicFiles.publish(temporary, target);
-      return new BatchOutcome(number, objects.size(), null);
+      return BatchOutcome.made(number, objects.size());
     } catch (IOException e) {
-      return new BatchOutcome(number, objects.size(), e.toString());
+      return BatchOutcome.failed(number, objects.size(), e.toString());
     } finally {
       try {
         Files.deleteIfExists(temporary);

@@ -34,8 +34,12 @@ class WriteFailuresTest {
 
   /** Runs a build process under {@code ulimit -f} (in 512-byte blocks); returns its exit code and output. */
   private static String[] buildWithFileLimit(Path project, Path cache, int blocks) throws Exception {
+    return buildWithFileLimit(project, cache, blocks, BATCH_SIZE);
+  }
+
+  private static String[] buildWithFileLimit(Path project, Path cache, int blocks, int batchSize) throws Exception {
     // GNU ld: its libraries have page-aligned segments, larger than the archive whatever the code.
-    String command = String.join(" ", BuildMain.process(project, cache, BATCH_SIZE, "bfd").command().stream()
+    String command = String.join(" ", BuildMain.process(project, cache, batchSize, "bfd").command().stream()
         .map(a -> "'" + a.replace("'", "'\\''") + "'").toList());
     Process build = new ProcessBuilder("sh", "-c", "ulimit -f " + blocks + " && exec " + command)
         .redirectErrorStream(true).start();
@@ -66,6 +70,22 @@ class WriteFailuresTest {
     BuildSummary next = new KernelBuild(log, System.getenv()).run(Projects.request(project, cache, BATCH_SIZE));
     assertEquals(0, next.compiled(), "the objects were kept; only the archive is written again");
     assertEquals(1, next.archivesBuilt(), log.text());
+  }
+
+  /** One batch of 120 small objects, which it holds: ar is stopped writing it (SIGXFSZ). */
+  @Test
+  void aFileSizeLimitDuringABatchNamesTheBatchAndTheLimit() throws Exception {
+    Path project = dir.resolve("p");
+    Path cache = dir.resolve("cache");
+    Projects.generate(project, 120);
+    String[] result = buildWithFileLimit(project, cache, 200, 400); // 100 KB, a batch of about 170 KB
+    assertNotEquals("0", result[0], result[1]);
+    Path batch = project.resolve("target/kernel/archive/k/batch-00000.a");
+    assertTrue(result[1].contains("the file size limit stopped it writing " + batch)
+        && result[1].contains("Raise the limit (ulimit -f)"), result[1]);
+    assertFalse(Files.exists(batch), "no partial batch");
+    assertFalse(Files.exists(project.resolve("target/kernel/libk.a")));
+    assertEquals(List.of(), leftovers(batch.getParent()));
   }
 
   @Test

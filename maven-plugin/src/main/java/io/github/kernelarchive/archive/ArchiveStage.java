@@ -240,9 +240,9 @@ public final class ArchiveStage {
   /**
    * The archive written from its batches (then {@code written} is told, and a link may read it),
    * checked against the plan and validated. What later builds read is worked out on the records
-   * thread meanwhile (the batches' keys, the prebuilt objects' hashes, the archive's manifest: 60-90
-   * ms each for 50,000 members, which the validation no longer waits for), and the manifest is
-   * written there once the archive passed.
+   * thread meanwhile (the batches' keys, the prebuilt objects' hashes, the archive's manifest: tens
+   * of milliseconds each for 50,000 members, which the validation no longer waits for), and the
+   * manifest is written there once the archive passed.
    */
   private Outcome finish(ArchiveRequest request, Map<Path, List<Dependency>> dependencies,
       ArchiveBuilder.Batched batched, Path target, Consumer<ArchiveInProgress.Written> written)
@@ -320,7 +320,6 @@ public final class ArchiveStage {
     records.awaitAll();
   }
 
-  /** The manifest and stamp the next build compares with, and the cache entry for other builds. */
   /** What the archive is made of, under its key, for the next build and the cache. */
   private Manifest manifest(ArchiveRequest request, Map<Path, List<Dependency>> dependencies,
       List<InspectedObject> members, String digest) {
@@ -339,7 +338,10 @@ public final class ArchiveStage {
     }
   }
 
-  /** Records the validated archive for the next build, and stores it in the cache. */
+  /**
+   * The manifest and stamp the next build compares with, and the cache entry for other builds:
+   * written once the archive passed its checks.
+   */
   private void record(ArchiveRequest request, Manifest manifest, Path target) throws IOException {
     try (Trace.Span span = Trace.current().span("record " + request.name(), "archive")) {
       recordLocal(request.name(), manifest, target);

@@ -126,6 +126,45 @@ class SlurmClusterTest {
     return archives;
   }
 
+  /**
+   * The member where two archives first differ and the bytes around it in each, so that a failure
+   * says which object came out otherwise and how (a process id, a path, a time).
+   */
+  private static String whereTheyDiffer(byte[] expected, byte[] actual) {
+    int at = java.util.Arrays.mismatch(expected, actual);
+    if (at < 0) {
+      return "";
+    }
+    String member = "the archive's head";
+    try {
+      Path file = Files.createTempFile("expected", ".a");
+      try {
+        Files.write(file, expected);
+        for (io.github.kernelarchive.ar.ArMember m : io.github.kernelarchive.ar.ArReader.read(file).members()) {
+          if (at >= m.headerOffset() && at < m.dataOffset() + m.size()) {
+            member = "member '" + m.name() + "' at byte " + (at - m.dataOffset()) + " of its data";
+          }
+        }
+      } finally {
+        Files.delete(file);
+      }
+    } catch (Exception e) {
+      member = "(not read: " + e + ")";
+    }
+    return "; first at byte " + at + ", " + member + ": local '" + around(expected, at) + "', cluster '"
+        + around(actual, at) + "'";
+  }
+
+  /** 24 bytes either side of {@code at}, printable ASCII as it is and anything else as {@code \xNN}. */
+  private static String around(byte[] bytes, int at) {
+    StringBuilder text = new StringBuilder();
+    for (int i = Math.max(0, at - 24); i < Math.min(bytes.length, at + 24); i++) {
+      int b = bytes[i] & 0xff;
+      text.append(b >= 0x20 && b < 0x7f ? String.valueOf((char) b) : String.format("\\x%02x", b));
+    }
+    return text.toString();
+  }
+
   private static Map<String, String> environment(SlurmCluster cluster) {
     Map<String, String> environment = new HashMap<>(System.getenv());
     environment.putAll(cluster.environment());
@@ -148,8 +187,9 @@ class SlurmClusterTest {
       }
       assertTrue(log.lines().stream().noneMatch(l -> l.contains("compiled locally")), log.text());
       for (String name : archives()) {
-        assertArrayEquals(local.get(name), Files.readAllBytes(project.resolve("target/kernel/lib" + name + ".a")),
-            "lib" + name + ".a from the cluster differs from the local build's");
+        byte[] fromCluster = Files.readAllBytes(project.resolve("target/kernel/lib" + name + ".a"));
+        assertArrayEquals(local.get(name), fromCluster, () -> "lib" + name + ".a from the cluster differs from the"
+            + " local build's" + whereTheyDiffer(local.get(name), fromCluster));
       }
       assertEquals("315", Commands.callLibrary(project.resolve("target/kernel/libslurm.so"), "slurm_api", 10, dir),
           "kernel_7(10) through the library");

@@ -47,6 +47,26 @@ class ArchiveBuilderTest {
     return output;
   }
 
+  /**
+   * The kind of batch is part of its key: a batch the last build left thin is not taken as one that
+   * holds its members (or the other way round), it is made again, and the archive does not change.
+   */
+  @Test
+  void aBatchOfTheOtherKindIsMadeAgain() throws Exception {
+    Tool ar = archiver("llvm-ar");
+    List<PlannedMember> members = NativeObjects.members(dir.resolve("obj"), 12, i -> "k" + i + ".o");
+    byte[] thin = Files.readAllBytes(build(ar, members, 5, "switch", 0));
+    log.clear();
+    byte[] copied = Files.readAllBytes(build(ar, members, 5, "switch", Long.MAX_VALUE));
+    assertArrayEquals(thin, copied);
+    assertEquals(3, log.lines().stream().filter(l -> l.contains("AR k batch")).count(), log.text());
+    assertEquals("!<arch>\n", new String(Files.readAllBytes(dir.resolve("switch/work/batch-00000.a")), 0, 8,
+        java.nio.charset.StandardCharsets.US_ASCII));
+    log.clear();
+    build(ar, members, 5, "switch", Long.MAX_VALUE);
+    assertEquals(0, log.lines().stream().filter(l -> l.contains("AR k batch")).count(), "kept: " + log.text());
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"ar", "llvm-ar"})
   void batchesGiveOneDeterministicArchiveWithEveryMemberInOrder(String arName) throws Exception {

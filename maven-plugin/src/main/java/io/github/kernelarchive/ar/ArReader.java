@@ -31,7 +31,7 @@ import java.util.Map;
 public final class ArReader {
   static final byte[] MAGIC = "!<arch>\n".getBytes(StandardCharsets.US_ASCII);
   static final byte[] THIN_MAGIC = "!<thin>\n".getBytes(StandardCharsets.US_ASCII);
-  static final int HEADER_SIZE = 60;
+  public static final int HEADER_SIZE = 60;
 
   /** The symbol index: each name and the header offset of the member that defines it. */
   public record IndexEntry(String symbol, long memberOffset) {}
@@ -83,14 +83,28 @@ public final class ArReader {
         throw new ArFormatException("truncated: member header at offset " + at + " runs past the end of the file");
       }
       ByteBuffer header = headers.read(at, HEADER_SIZE);
-      byte[] raw = new byte[HEADER_SIZE];
-      header.get(raw);
-      if (raw[58] != '`' || raw[59] != '\n') {
+      if (header.get(58) != '`' || header.get(59) != '\n') {
         throw new ArFormatException("damaged member header at offset " + at + " (bad terminator)");
       }
-      String rawName = ascii(raw, 0, 16).stripTrailing();
-      long memberSize = decimal(raw, 48, 10, at);
+      long memberSize = size(header, at);
       long data = at + HEADER_SIZE;
+      String shortName = shortName(header);
+      if (shortName != null) {
+        // The common case, a name of up to 15 characters and its '/': a member of a GNU archive.
+        if (!thin) {
+          if (data + memberSize > size) {
+            throw new ArFormatException("truncated: member at offset " + at + " declares " + memberSize
+                + " bytes but the file ends after " + (size - data));
+          }
+          members.add(new ArMember(shortName, at, data, memberSize));
+          at = data + memberSize + (memberSize & 1);
+        } else {
+          members.add(new ArMember(shortName, at, -1, memberSize));
+          at = data;
+        }
+        continue;
+      }
+      String rawName = ascii(header, 0, 16).stripTrailing();
       boolean special = rawName.equals("/") || rawName.equals("/SYM64/") || rawName.equals("//");
       if (thin && !special) {
         // A thin member is its header alone; the size is that of the file it names.
@@ -182,6 +196,39 @@ public final class ArReader {
     return entries;
   }
 
+  /**
+   * Where each member's header is in an archive that holds members of {@code sizes}, in order,
+   * under short names, with neither an index nor a long-name table: what {@code ar qcS} writes of
+   * such members. One more entry than {@code sizes}: where that archive ends.
+   */
+  public static long[] plainHeaderOffsets(long[] sizes) {
+    long[] offsets = new long[sizes.length + 1];
+    long at = MAGIC.length;
+    for (int i = 0; i < sizes.length; i++) {
+      offsets[i] = at;
+      at += HEADER_SIZE + sizes[i] + (sizes[i] & 1);
+    }
+    offsets[sizes.length] = at;
+    return offsets;
+  }
+
+  /**
+   * Whether {@code ar} stores {@code name} in the header itself (GNU format): 1 to 15 printable
+   * ASCII characters, none of them '/' or a space.
+   */
+  public static boolean isShortName(String name) {
+    if (name.isEmpty() || name.length() > 15) {
+      return false;
+    }
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (c <= ' ' || c >= 0x7f || c == '/') {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Groups the index by member header offset. */
   public static Map<Long, List<String>> symbolsByMember(List<IndexEntry> index) {
     Map<Long, List<String>> byMember = new HashMap<>();
@@ -219,12 +266,63 @@ public final class ArReader {
     return channel.map(FileChannel.MapMode.READ_ONLY, member.dataOffset(), member.size());
   }
 
-  private static String ascii(byte[] raw, int from, int length) {
-    return new String(raw, from, length, StandardCharsets.UTF_8);
+  private static String ascii(ByteBuffer header, int from, int length) {
+    byte[] raw = new byte[length];
+    header.get(from, raw);
+    return new String(raw, StandardCharsets.UTF_8);
   }
 
-  private static long decimal(byte[] raw, int from, int length, long at) throws ArFormatException {
-    return decimal(ascii(raw, from, length).trim(), at);
+  /**
+   * The member's name when its field holds a short GNU name: 1 to 15 plain characters (no '/' or
+   * space among them), the '/' that ends it, then spaces; {@code null} for anything else (the index,
+   * the long-name table, a long or BSD name), which the general path reads. Read from the bytes:
+   * every member of an archive of small objects comes this way, and the general path makes a few
+   * strings of each header.
+   */
+  private static String shortName(ByteBuffer header) {
+    int end = 0;
+    while (end < 16 && header.get(end) != '/') {
+      byte b = header.get(end);
+      if (b <= ' ' || b >= 0x7f) {
+        return null;
+      }
+      end++;
+    }
+    if (end == 0 || end == 16) {
+      return null;
+    }
+    for (int i = end + 1; i < 16; i++) {
+      if (header.get(i) != ' ') {
+        return null;
+      }
+    }
+    byte[] name = new byte[end];
+    header.get(0, name);
+    return new String(name, StandardCharsets.ISO_8859_1);
+  }
+
+  /** The size field (bytes 48-57): decimal digits, then spaces (leading spaces are taken too). */
+  private static long size(ByteBuffer header, long at) throws ArFormatException {
+    long value = 0;
+    int i = 48;
+    while (i < 58 && header.get(i) == ' ') {
+      i++;
+    }
+    int digits = 0;
+    for (; i < 58 && header.get(i) >= '0' && header.get(i) <= '9'; i++, digits++) {
+      value = value * 10 + (header.get(i) - '0');
+    }
+    for (int rest = i; rest < 58; rest++) {
+      if (header.get(rest) != ' ') {
+        digits = 0;
+        break;
+      }
+    }
+    if (digits == 0) {
+      throw new ArFormatException("damaged member header at offset " + at + " (bad number '"
+          + ascii(header, 48, 10).trim() + "')");
+    }
+    return value;
   }
 
   private static long decimal(String text, long at) throws ArFormatException {

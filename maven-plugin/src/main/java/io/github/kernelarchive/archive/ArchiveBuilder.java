@@ -344,6 +344,10 @@ public final class ArchiveBuilder {
     List<List<ArWriter.Entry>> listed = onAllCores(batches, i -> {
       List<Input> planned = sliceOf(inputs, i);
       Path batch = batchFile(workDirectory, i);
+      List<ArWriter.Entry> laidOut = thin ? null : laidOut(batch, planned, sliceOf(stats, i), sliceOf(relativeNames, i));
+      if (laidOut != null) {
+        return laidOut;
+      }
       List<ArMember> recorded = listBatch(batch, workDirectory, planned, sliceOf(stats, i),
           sliceOf(relativeNames, i), thin);
       List<ArWriter.Entry> entries = new ArrayList<>(recorded.size());
@@ -356,6 +360,39 @@ public final class ArchiveBuilder {
     });
     List<ArWriter.Entry> entries = new ArrayList<>(inputs.size());
     listed.forEach(entries::addAll);
+    return entries;
+  }
+
+  /**
+   * The members of a batch that holds them, where {@code ar} lays them out: each planned object
+   * under its file name, at the size it had before the batch was made, one after another. Each is
+   * then read with its header in front, which must name it at that size ({@link
+   * ArWriter.FileRange#storedAs}): the batch is checked member by member as the archive is written,
+   * and needs no pass of its own before the link can start on it. {@code null} when an object's
+   * name is long (the batch then has a long-name table), or the batch is not the size this layout
+   * gives (another archiver's layout, or damage): it is then listed.
+   */
+  private static List<ArWriter.Entry> laidOut(Path batch, List<Input> planned, List<BasicFileAttributes> stats,
+      List<String> given) throws IOException {
+    long[] sizes = new long[planned.size()];
+    String[] stored = new String[planned.size()];
+    for (int m = 0; m < sizes.length; m++) {
+      String path = given.get(m);
+      stored[m] = path.substring(path.lastIndexOf('/') + 1); // ar names a member by its file's name
+      if (!ArReader.isShortName(stored[m])) {
+        return null;
+      }
+      sizes[m] = stats.get(m).size();
+    }
+    long[] headers = ArReader.plainHeaderOffsets(sizes);
+    if (Files.size(batch) != headers[sizes.length]) {
+      return null;
+    }
+    List<ArWriter.Entry> entries = new ArrayList<>(sizes.length);
+    for (int m = 0; m < sizes.length; m++) {
+      entries.add(new ArWriter.Entry(planned.get(m).name(), sizes[m], List.of(),
+          new ArWriter.FileRange(batch, headers[m] + ArReader.HEADER_SIZE, stored[m])));
+    }
     return entries;
   }
 
@@ -641,23 +678,36 @@ public final class ArchiveBuilder {
   /**
    * Each object's path relative to the batches' folder, between real folders: archivers resolve a
    * thin member against the batch's real folder, so a {@code target/} (or objects folder) reached
-   * through a symbolic link must not be taken lexically. Thousands of objects share a few folders:
-   * each folder is relativized once (Path.relativize is costly, and so is compiling it when it
-   * runs hot) and the file name appended.
+   * through a symbolic link must not be taken lexically. Thousands of objects share a few folders,
+   * one after another: each folder is relativized once (Path.relativize is costly, and so is
+   * compiling it when it runs hot) and the file name appended, taken from the path's text.
    */
   private List<String> relativeNames(Path workDirectory, List<Input> inputs) {
     Path from = realFolder(workDirectory);
-    Map<Path, String> folders = new HashMap<>();
+    Map<String, String> folders = new HashMap<>();
     List<String> names = new ArrayList<>(inputs.size());
+    String folder = null; // the last object's folder, as text, and its path relative to the batches
+    String relativeFolder = null;
     for (Input input : inputs) {
-      Path absolute = input.object().toAbsolutePath().normalize(); // a file's absolute path has a parent
-      String folder = folders.computeIfAbsent(absolute.getParent(), p -> {
-        String relative = from.relativize(realFolder(p)).toString();
-        return relative.isEmpty() ? "" : relative + "/";
-      });
-      names.add(folder + absolute.getFileName());
+      String path = absoluteText(input.object());
+      int slash = path.lastIndexOf('/'); // an absolute path has one
+      if (folder == null || folder.length() != slash || !path.startsWith(folder)) {
+        folder = path.substring(0, slash);
+        relativeFolder = folders.computeIfAbsent(folder, f -> {
+          String relative = from.relativize(realFolder(Path.of(f.isEmpty() ? "/" : f))).toString();
+          return relative.isEmpty() ? "" : relative + "/";
+        });
+      }
+      names.add(relativeFolder + path.substring(slash + 1));
     }
     return names;
+  }
+
+  /** The file's absolute, normal path as text; normalized only when it has a "." or ".." element. */
+  private static String absoluteText(Path file) {
+    Path absolute = file.toAbsolutePath();
+    String text = absolute.toString();
+    return text.contains("/.") ? absolute.normalize().toString() : text;
   }
 
   /** The file in its real folder; the file name is kept, as archivers keep it. */

@@ -83,20 +83,27 @@ public final class ArchiveStage {
   /**
    * Objects per batch when {@code kernel.batchSize} is not set. Each {@code llvm-ar} start costs
    * about 25 ms of CPU (loading libLLVM) and each thin member about 5 us, so its batches are as large
-   * as keeps every local core busy, in steps of 2,000 (the least): 50,000 small objects on 2 cores
-   * in 2 batches took 0.16 s against 0.73 s for 25 batches of 2,000. Steps keep the batch borders
-   * where they were when a few objects come or go, so the other batches are reused. A larger batch
-   * only re-runs more members after a change (25,000 thin members: about 0.15 s), which writing the
-   * archive, a pass over every member, outweighs anyway. GNU {@code ar} starts in 5 ms but its time
-   * per member grows with the batch (400: 18 ms, 1,000: 80 ms, 2,000: 276 ms): 400 stays its size.
+   * as keeps every local core busy: 50,000 small objects on 2 cores in 2 batches took 0.16 s against
+   * 0.73 s for 25 batches of 2,000. The share of each job is rounded up to a step of about a
+   * sixteenth of it (a power of two, at least {@link #LEAST_BATCH}), so that the batch borders stay
+   * where they were when a few objects come or go, and the other batches are reused, while the
+   * batches stay within a sixteenth of each other: rounding 2,500 up to steps of 2,000 made batches
+   * of 4,000 and 1,000, and the archive waited for the larger. A larger batch only re-runs more
+   * members after a change (25,000 thin members: about 0.15 s), which writing the archive, a pass
+   * over every member, outweighs anyway. GNU {@code ar} starts in 5 ms but its time per member grows
+   * with the batch (400: 18 ms, 1,000: 80 ms, 2,000: 276 ms): 400 stays its size.
    */
   static int defaultBatchSize(Tool ar, int members, int parallelism) {
     if (!ar.identity().contains("LLVM")) {
       return 400;
     }
     long perJob = (members + (long) Math.max(1, parallelism) - 1) / Math.max(1, parallelism);
-    return (int) Math.max(2000, (perJob + 1999) / 2000 * 2000);
+    long step = Math.max(1, Long.highestOneBit(Math.max(1, perJob)) / 16);
+    return (int) Math.max(LEAST_BATCH, (perJob + step - 1) / step * step);
   }
+
+  /** No llvm-ar batch is smaller (but the last): below this, its start costs more than its members. */
+  static final int LEAST_BATCH = 1000;
 
   public Path archiveFile(String name) {
     return outputDirectory.resolve("lib" + name + ".a");
@@ -261,6 +268,9 @@ public final class ArchiveStage {
           batched.recordBatches(built);
           rememberPrebuiltHashes(request, built.members());
           manifest.complete(manifest(request, dependencies, built.members(), built.digest()));
+          try (Trace.Span span = Trace.current().span("save content hashes", "archive")) {
+            hashes.save();
+          }
         } catch (IOException | RuntimeException e) {
           manifest.completeExceptionally(e); // the record below then fails too, rather than wait
           throw e;

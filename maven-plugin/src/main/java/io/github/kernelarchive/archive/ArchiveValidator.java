@@ -3,6 +3,7 @@ package io.github.kernelarchive.archive;
 import io.github.kernelarchive.ar.ArFormatException;
 import io.github.kernelarchive.ar.ArMember;
 import io.github.kernelarchive.ar.ArReader;
+import io.github.kernelarchive.ar.ArchiveLayoutCheck;
 import io.github.kernelarchive.ar.ArchiveDigest;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.ObjectRequirements;
@@ -13,6 +14,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
@@ -70,8 +72,22 @@ public final class ArchiveValidator {
    */
   public void validateWritten(Path archive, List<InspectedObject> written)
       throws IOException, ArchiveInvalidException {
+    long[] sizes = new long[written.size()];
+    List<String> names = new ArrayList<>(written.size());
+    List<List<String>> symbols = new ArrayList<>(written.size());
+    for (int i = 0; i < sizes.length; i++) {
+      sizes[i] = written.get(i).size();
+      names.add(written.get(i).name());
+      symbols.add(written.get(i).symbols());
+    }
+    if (ArchiveLayoutCheck.matches(archive, names, sizes, symbols)) {
+      return;
+    }
+    // Not the archive planned, or not laid out as the writer lays one out: the full reading says how.
     ArReader.Contents contents = readStructure(archive, written.stream().map(InspectedObject::name).toList());
-    Map<Long, List<String>> indexed = ArReader.symbolsByMember(contents.index());
+    List<ArReader.IndexEntry> index = contents.index();
+    Map<Long, List<String>> indexed = null;
+    int next = 0; // the index entry where the next member's symbols are listed, while the index is in member order
     for (int i = 0; i < written.size(); i++) {
       ArMember member = contents.members().get(i);
       InspectedObject object = written.get(i);
@@ -79,14 +95,41 @@ public final class ArchiveValidator {
         throw new ArchiveInvalidException(archive, where(member, i) + " holds " + member.size() + " bytes but "
             + object.object() + " has " + object.size());
       }
+      // The writer lists each member's symbols in the order it found them, member after member: a
+      // run of the index that names them in turn, at this member, needs no look-up.
+      int listedHere = listedInTurn(index, next, member.headerOffset(), object.symbols());
+      if (listedHere >= 0) {
+        next += listedHere;
+        continue;
+      }
+      next = -1; // out of step: every member left is looked up by its offset
+      if (indexed == null) {
+        indexed = ArReader.symbolsByMember(index);
+      }
       List<String> listed = indexed.getOrDefault(member.headerOffset(), List.of());
-      // The writer lists each member's symbols in the order it found them: equal lists need no set.
-      String unlisted = listed.equals(object.symbols()) ? null : firstUnlisted(object.symbols(), listed);
+      String unlisted = firstUnlisted(object.symbols(), listed);
       if (unlisted != null) {
         throw new ArchiveInvalidException(archive, "the symbol index does not list '" + unlisted + "' defined by "
             + where(member, i));
       }
     }
+  }
+
+  /**
+   * How many entries from {@code from} list exactly {@code symbols}, in order, at the member whose
+   * header is at {@code offset}; -1 when they do not (or {@code from} is -1).
+   */
+  private static int listedInTurn(List<ArReader.IndexEntry> index, int from, long offset, List<String> symbols) {
+    if (from < 0 || from + symbols.size() > index.size()) {
+      return -1;
+    }
+    for (int s = 0; s < symbols.size(); s++) {
+      ArReader.IndexEntry entry = index.get(from + s);
+      if (entry.memberOffset() != offset || !entry.symbol().equals(symbols.get(s))) {
+        return -1;
+      }
+    }
+    return symbols.size();
   }
 
   /** How a problem names the member at {@code index}; built only for a problem (thousands of members pass). */

@@ -112,7 +112,13 @@ public final class ElfObject {
 
   /** Names of the symbols it defines strongly ({@link ElfSymbol#definesStrongly}), in table order. */
   public List<String> strongDefinitions() {
-    return symbols.stream().filter(ElfSymbol::definesStrongly).map(ElfSymbol::name).toList();
+    List<String> names = new ArrayList<>();
+    for (ElfSymbol symbol : symbols) {
+      if (symbol.definesStrongly()) {
+        names.add(symbol.name());
+      }
+    }
+    return names;
   }
 
   public static String machineName(int machine) {

@@ -38,25 +38,29 @@ public final class ContentHashes {
   private final ConcurrentHashMap<Path, Optional<String>> hashes = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Stamp> stamps = new ConcurrentHashMap<>();
   /**
-   * How many stamps the file holds as loaded or last saved; -1: unknown (missing or damaged). With
-   * nothing learnt since, every stamp in use is one the file holds: loaded, the stamps in use are
-   * some of its own (those of files this build did not look at are kept, and checked when used),
-   * and saved, they can only have grown past its count.
+   * How many of the stamps in use the file accounts for, as loaded or last saved; -1: unknown
+   * (missing or damaged). With nothing learnt since, the file accounts for every stamp in use until
+   * their number passes this: loaded, the stamps in use are some of its own (those of files this
+   * build did not look at are kept, and checked when used); saved, it holds those that were in use
+   * then, but the unsettled ones it leaves out on purpose.
    */
   private int onDisk;
   /** The file {@link #onDisk} counts; null: none. */
   private Path heldBy;
+  /** The file these stamps were loaded from, which {@link #save()} writes; null: kept in memory only. */
+  private final Path home;
   /** Whether a stamp the file does not hold was taken since it was loaded or saved. */
   private volatile boolean learnt;
 
   public ContentHashes() {
-    this(Map.of(), null, -1);
+    this(Map.of(), null, -1, null);
   }
 
-  private ContentHashes(Map<String, Stamp> previous, Path heldBy, int onDisk) {
+  private ContentHashes(Map<String, Stamp> previous, Path heldBy, int onDisk, Path home) {
     this.previous = previous;
     this.heldBy = heldBy;
     this.onDisk = onDisk;
+    this.home = home;
   }
 
   /** The file's SHA-256, or empty when it does not exist or cannot be read. */
@@ -97,10 +101,10 @@ public final class ContentHashes {
   /** Records a hash the caller took itself while reading the file (as {@link #of} would have). */
   public void remember(Path file, String sha256, long size, long modifiedMillis) {
     Path normal = file.toAbsolutePath().normalize();
-    learnt = true;
     stamps.put(normal.toString(), new Stamp(size, modifiedMillis, sha256,
         modifiedMillis < System.currentTimeMillis() - SETTLE_MILLIS));
     hashes.put(normal, Optional.of(sha256));
+    learnt = true; // after the stamp is in: a save running meanwhile then writes again next time
   }
 
   private static BasicFileAttributes attributesOf(Path file) {
@@ -130,8 +134,8 @@ public final class ContentHashes {
     }
     try {
       String sha = Hashing.ofFile(file);
-      learnt = true;
       stamps.put(key, new Stamp(size, modified, sha, modified < System.currentTimeMillis() - SETTLE_MILLIS));
+      learnt = true;
       return Optional.of(sha);
     } catch (IOException e) {
       return Optional.empty();
@@ -143,11 +147,11 @@ public final class ContentHashes {
     try {
       ByteBuffer in = ByteBuffer.wrap(Files.readAllBytes(file));
       if (in.getInt() != MAGIC || in.getInt() != VERSION) {
-        return new ContentHashes();
+        return new ContentHashes(Map.of(), null, -1, file);
       }
       int count = in.getInt();
       if (count < 0 || count > in.remaining() / (4 + 16 + HEX_LENGTH)) {
-        return new ContentHashes(); // damaged: not a count this file can hold
+        return new ContentHashes(Map.of(), null, -1, file); // damaged: not a count this file can hold
       }
       Map<String, Stamp> previous = new HashMap<>(count * 2);
       for (int i = 0; i < count; i++) {
@@ -160,21 +164,34 @@ public final class ContentHashes {
         in.position(in.position() + HEX_LENGTH);
         previous.put(path, new Stamp(size, modified, sha256, true));
       }
-      return new ContentHashes(previous, file, count);
+      return new ContentHashes(previous, file, count, file);
     } catch (IOException | RuntimeException e) {
-      return new ContentHashes(); // missing, truncated or damaged: every file is read again
+      return new ContentHashes(Map.of(), null, -1, file); // missing, truncated or damaged: every file is read again
+    }
+  }
+
+  /**
+   * Saves to the file the stamps were loaded from ({@link #load}); nothing for stamps made in
+   * memory. The archive stage saves as soon as it has learnt its objects' hashes, beside the
+   * archive's validation, so the build's own save at its end finds nothing new to write.
+   */
+  public void save() throws IOException {
+    if (home != null) {
+      save(home);
     }
   }
 
   /**
    * Saves the settled stamps of every file hashed in this build, for the next one. Laid out in one
    * buffer: it runs at the end of every build, after the link, with thousands of stamps to write.
+   * One save at a time: two threads' saves could otherwise land in either order.
    */
-  public void save(Path file) throws IOException {
+  public synchronized void save(Path file) throws IOException {
     if (file.equals(heldBy) && !learnt && stamps.size() <= onDisk) {
       return; // the file already holds every stamp in use (a no-op build writes nothing)
     }
     learnt = false;
+    int inUse = stamps.size(); // before the copy: a stamp that comes in meanwhile makes the next save write
     // In no particular order: the next build looks paths up (sorting 50,000 of them took 40 ms).
     Map<String, Stamp> settled = new LinkedHashMap<>();
     stamps.forEach((path, stamp) -> {
@@ -204,6 +221,6 @@ public final class ContentHashes {
       throw e;
     }
     heldBy = file;
-    onDisk = settled.size();
+    onDisk = inUse;
   }
 }

@@ -598,7 +598,7 @@ public final class ArWriter {
     long size = width;
     for (List<String> member : symbols) {
       for (String symbol : member) {
-        size += width + symbol.getBytes(StandardCharsets.UTF_8).length + 1;
+        size += width + utf8Length(symbol) + 1;
       }
     }
     return size;
@@ -623,10 +623,34 @@ public final class ArWriter {
     }
     for (List<String> member : symbols) {
       for (String symbol : member) {
-        table.put(symbol.getBytes(StandardCharsets.UTF_8)).put((byte) 0);
+        if (isAscii(symbol)) {
+          for (int c = 0; c < symbol.length(); c++) {
+            table.put((byte) symbol.charAt(c));
+          }
+        } else {
+          table.put(symbol.getBytes(StandardCharsets.UTF_8));
+        }
+        table.put((byte) 0);
       }
     }
     return table.array();
+  }
+
+  /**
+   * The length of {@code text} in UTF-8, without encoding it when it is ASCII (as symbol names are:
+   * tens of thousands of them are measured and written once each, before and after the members).
+   */
+  private static int utf8Length(String text) {
+    return isAscii(text) ? text.length() : text.getBytes(StandardCharsets.UTF_8).length;
+  }
+
+  private static boolean isAscii(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      if (text.charAt(i) >= 0x80) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -634,15 +658,7 @@ public final class ArWriter {
    * char by char: encoding each of 50,000 names (twice) showed in profiles, before any member is read.
    */
   static boolean needsLongName(String name) {
-    if (name.length() > 15) {
-      return true;
-    }
-    for (int i = 0; i < name.length(); i++) {
-      if (name.charAt(i) >= 0x80) {
-        return true;
-      }
-    }
-    return false;
+    return name.length() > 15 || !isAscii(name);
   }
 
   private static byte[] longNameTable(List<Entry> entries) {

@@ -665,14 +665,20 @@ public final class ArchiveBuilder {
    */
   private String batchKey(int batch, List<Input> inputs, List<String> relativeNames, boolean thin,
       IntFunction<String> contentHash) {
-    List<String> parts = new ArrayList<>(List.of(BATCH_KEY_FORMAT, ar.identity(), thin ? THIN : COPIED, AR_FLAGS));
-    for (int m = batch * batchSize; m < Math.min(inputs.size(), (batch + 1) * batchSize); m++) {
+    int from = batch * batchSize;
+    int to = Math.min(inputs.size(), (batch + 1) * batchSize);
+    Hashing.Parts key = new Hashing.Parts(4 + 3 * (to - from)).add(BATCH_KEY_FORMAT).add(ar.identity())
+        .add(thin ? THIN : COPIED).add(AR_FLAGS);
+    for (int m = from; m < to; m++) {
       Input input = inputs.get(m);
-      parts.add(input.name());
-      parts.add(relativeNames.get(m));
-      parts.add(input.inputKey() != null ? input.inputKey() : "prebuilt object " + contentHash.apply(m));
+      key.add(input.name()).add(relativeNames.get(m));
+      if (input.inputKey() != null) {
+        key.add(input.inputKey());
+      } else {
+        key.add("prebuilt object ", contentHash.apply(m));
+      }
     }
-    return Hashing.ofStrings(parts);
+    return key.hash();
   }
 
   /**

@@ -140,14 +140,18 @@ public final class ArchiveStage {
   /** The key, with each prebuilt member's content hash from {@code contentHash} (by its position). */
   private String keyOf(ArchiveRequest request, IntFunction<String> contentHash) {
     List<ArchiveRequest.Member> members = request.members();
-    List<String> parts = new ArrayList<>(List.of(KEY_FORMAT, ar.identity(), ArchiveBuilder.AR_FLAGS,
-        Integer.toString(ElfObject.hostMachine()), request.name()));
+    Hashing.Parts key = new Hashing.Parts(5 + 2 * members.size()).add(KEY_FORMAT).add(ar.identity())
+        .add(ArchiveBuilder.AR_FLAGS).add(Integer.toString(ElfObject.hostMachine())).add(request.name());
     for (int i = 0; i < members.size(); i++) {
       ArchiveRequest.Member member = members.get(i);
-      parts.add(member.name());
-      parts.add(member.keyedByContent() ? "prebuilt object " + contentHash.apply(i) : member.inputKey());
+      key.add(member.name());
+      if (member.keyedByContent()) {
+        key.add("prebuilt object ", contentHash.apply(i));
+      } else {
+        key.add(member.inputKey());
+      }
     }
-    return Hashing.ofStrings(parts);
+    return key.hash();
   }
 
   /**
@@ -247,9 +251,9 @@ public final class ArchiveStage {
   /**
    * The archive written from its batches (then {@code written} is told, and a link may read it),
    * checked against the plan and validated. What later builds read is worked out on the records
-   * thread meanwhile (the batches' keys, the prebuilt objects' hashes, the archive's manifest: tens
-   * of milliseconds each for 50,000 members, which the validation no longer waits for), and the
-   * manifest is written there once the archive passed.
+   * threads meanwhile, which the validation does not wait for: the archive's manifest on one, and
+   * on the other the batches' keys and the prebuilt objects' hashes, saved for the next build (tens
+   * of milliseconds each for 50,000 members). The manifest is written once the archive passed.
    */
   private Outcome finish(ArchiveRequest request, Map<Path, List<Dependency>> dependencies,
       ArchiveBuilder.Batched batched, Path target, Consumer<ArchiveInProgress.Written> written)
@@ -265,15 +269,17 @@ public final class ArchiveStage {
       checkUnchangedSincePlanning(request.name(), built.members());
       records.submit(() -> {
         try {
-          batched.recordBatches(built);
-          rememberPrebuiltHashes(request, built.members());
           manifest.complete(manifest(request, dependencies, built.members(), built.digest()));
-          try (Trace.Span span = Trace.current().span("save content hashes", "archive")) {
-            hashes.save();
-          }
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
           manifest.completeExceptionally(e); // the record below then fails too, rather than wait
           throw e;
+        }
+      });
+      records.submit(() -> {
+        batched.recordBatches(built);
+        rememberPrebuiltHashes(request, built.members());
+        try (Trace.Span span = Trace.current().span("save content hashes", "archive")) {
+          hashes.save();
         }
       });
       try (Trace.Span span = Trace.current().span("validate " + request.name(), "archive")) {

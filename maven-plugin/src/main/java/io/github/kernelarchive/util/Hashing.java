@@ -44,16 +44,45 @@ public final class Hashing {
    * give different keys.
    */
   public static String ofStrings(List<String> parts) {
-    // Gathered first and hashed in one call: keys over thousands of members are thousands of
-    // small parts, and each MessageDigest.update has a fixed cost.
-    ByteArrayOutputStream all = new ByteArrayOutputStream(64 * parts.size());
+    Parts key = new Parts(parts.size());
     for (String part : parts) {
-      byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
-      all.writeBytes(Integer.toString(bytes.length).getBytes(StandardCharsets.US_ASCII));
-      all.write(':');
-      all.writeBytes(bytes);
+      key.add(part);
     }
-    return HexFormat.of().formatHex(sha256().digest(all.toByteArray()));
+    return key.hash();
+  }
+
+  /**
+   * {@link #ofStrings}, fed part by part: the same hash for the same parts, without a list of them
+   * first (keys over 50,000 members have 100,000 parts, some of them made of two strings).
+   * Gathered and hashed in one call: each MessageDigest.update has a fixed cost.
+   */
+  public static final class Parts {
+    private final ByteArrayOutputStream all;
+
+    public Parts(int expectedParts) {
+      all = new ByteArrayOutputStream(64 * Math.max(1, expectedParts));
+    }
+
+    public Parts add(String part) {
+      return add(part, "");
+    }
+
+    /** One part: {@code first} followed by {@code second}. */
+    public Parts add(String first, String second) {
+      byte[] a = first.getBytes(StandardCharsets.UTF_8);
+      byte[] b = second.isEmpty() ? null : second.getBytes(StandardCharsets.UTF_8);
+      all.writeBytes(Integer.toString(a.length + (b == null ? 0 : b.length)).getBytes(StandardCharsets.US_ASCII));
+      all.write(':');
+      all.writeBytes(a);
+      if (b != null) {
+        all.writeBytes(b);
+      }
+      return this;
+    }
+
+    public String hash() {
+      return HexFormat.of().formatHex(sha256().digest(all.toByteArray()));
+    }
   }
 
   /** {@link #ofFile} for callers that cannot throw checked exceptions (stream lambdas). */

@@ -42,32 +42,94 @@ public final class DuplicateDefinitions {
   public static void check(List<Path> objects, List<Path> archives, Map<Path, List<MemberSymbols>> known)
       throws IOException, BuildFailureException {
     // Weak and unique (inline, template, COMDAT) definitions merge; common symbols do not define.
-    // Hashed, not sorted: tens of thousands of symbols go in, and only duplicates are reported (sorted).
-    Map<String, List<String>> definers = new HashMap<>();
+    Definers definers = new Definers();
     for (Path object : objects) {
-      SymbolDefiners.addObject(definers, object, ElfSymbol::definesStrongly);
+      definers.addAll(read(object, null));
     }
     for (Path archive : archives) {
       List<MemberSymbols> members = known.get(archive);
       if (members == null) {
-        SymbolDefiners.addArchive(definers, archive, ElfSymbol::definesStrongly);
+        definers.addAll(read(null, archive));
         continue;
       }
+      String archiveName = archive.getFileName().toString();
       for (MemberSymbols member : members) {
-        String where = SymbolDefiners.where(archive, member.member());
-        member.strongDefinitions().forEach(s -> definers.computeIfAbsent(s, k -> new ArrayList<>()).add(where));
+        for (String symbol : member.strongDefinitions()) {
+          definers.add(symbol, new Member(archiveName, member.member()));
+        }
       }
     }
-    Map<String, List<String>> duplicates = new TreeMap<>();
-    definers.forEach((symbol, where) -> {
-      if (where.size() > 1) {
-        duplicates.put(symbol, where);
-      }
-    });
+    Map<String, List<String>> duplicates = definers.duplicates();
     if (!duplicates.isEmpty()) {
       Map<String, Integer> types = SymbolDefiners.types(objects, archives, duplicates.keySet());
       throw new BuildFailureException(message(duplicates, types, Demangler.demangle(duplicates.keySet()),
           depfiles(objects, archives)));
+    }
+  }
+
+  /** What {@code object} (or each member of {@code archive}) defines strongly, by symbol. */
+  private static Map<String, List<String>> read(Path object, Path archive) throws IOException {
+    Map<String, List<String>> found = new HashMap<>();
+    if (object != null) {
+      SymbolDefiners.addObject(found, object, ElfSymbol::definesStrongly);
+    } else {
+      SymbolDefiners.addArchive(found, archive, ElfSymbol::definesStrongly);
+    }
+    return found;
+  }
+
+  /** A member of an archive built in this run, named as the linker names it only when reported. */
+  private record Member(String archive, String member) {
+    String where() {
+      return archive + "(" + member + ")";
+    }
+  }
+
+  /**
+   * Each symbol's definers, in the order they were added. Hashed, not sorted: tens of thousands of
+   * symbols go in, nearly all with one definer, which is kept as it came (a name, or a {@link
+   * Member} not yet named); a list is made only for a second one, and only duplicates are reported
+   * (sorted).
+   */
+  private static final class Definers {
+    private final Map<String, Object> bySymbol = new HashMap<>();
+
+    void add(String symbol, Object definer) {
+      Object before = bySymbol.putIfAbsent(symbol, definer);
+      if (before == null) {
+        return;
+      }
+      if (before instanceof Named named) {
+        named.add(definer);
+      } else {
+        Named named = new Named();
+        named.add(before);
+        named.add(definer);
+        bySymbol.put(symbol, named);
+      }
+    }
+
+    void addAll(Map<String, List<String>> found) {
+      found.forEach((symbol, where) -> where.forEach(w -> add(symbol, w)));
+    }
+
+    Map<String, List<String>> duplicates() {
+      Map<String, List<String>> duplicates = new TreeMap<>();
+      bySymbol.forEach((symbol, definer) -> {
+        if (definer instanceof Named named) {
+          duplicates.put(symbol, named.where);
+        }
+      });
+      return duplicates;
+    }
+  }
+
+  /** Two or more definers of one symbol, named. */
+  private static final class Named {
+    final List<String> where = new ArrayList<>();
+
+    void add(Object definer) {
+      where.add(definer instanceof Member member ? member.where() : (String) definer);
     }
   }
 

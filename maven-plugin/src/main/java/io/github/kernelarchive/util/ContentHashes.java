@@ -86,6 +86,11 @@ public final class ContentHashes {
       return known;
     }
     BasicFileAttributes attributes = attributesOf(normal);
+    Stamp remembered = attributes == null ? null : current(normal.toString(), attributes);
+    if (remembered != null) {
+      hashes.put(normal, Optional.of(remembered.sha256()));
+      return Optional.of(remembered.sha256());
+    }
     Stamp stamp = attributes == null ? null : previous.get(normal.toString());
     if (stamp == null || !stamp.settled() || stamp.size() != attributes.size()
         || stamp.modifiedMillis() != attributes.lastModifiedTime().toMillis()) {
@@ -96,13 +101,23 @@ public final class ContentHashes {
     return Optional.of(stamp.sha256());
   }
 
-  /** Records a hash the caller took itself while reading the file (as {@link #of} would have). */
+  /**
+   * Records a hash the caller took itself while reading the file, at the size and time it had then:
+   * saved for the next build, and used in this one while the file still has that size and time
+   * (kept as a stamp only: the archive stage remembers 50,000 objects at once, and this build
+   * rarely asks for them again).
+   */
   public void remember(Path file, String sha256, long size, long modifiedMillis) {
-    Path normal = file.toAbsolutePath().normalize();
-    stamps.put(normal.toString(), new Stamp(size, modifiedMillis, sha256,
+    stamps.put(file.toAbsolutePath().normalize().toString(), new Stamp(size, modifiedMillis, sha256,
         modifiedMillis < System.currentTimeMillis() - SETTLE_MILLIS));
-    hashes.put(normal, Optional.of(sha256));
     learnt = true; // after the stamp is in: a save running meanwhile then writes again next time
+  }
+
+  /** The stamp this build took or remembered of {@code key}, when the file still has its size and time. */
+  private Stamp current(String key, BasicFileAttributes attributes) {
+    Stamp mine = stamps.get(key);
+    return mine != null && mine.size() == attributes.size()
+        && mine.modifiedMillis() == attributes.lastModifiedTime().toMillis() ? mine : null;
   }
 
   private static BasicFileAttributes attributesOf(Path file) {
@@ -125,6 +140,10 @@ public final class ContentHashes {
     long size = attributes.size();
     long modified = attributes.lastModifiedTime().toMillis();
     String key = file.toString();
+    Stamp remembered = current(key, attributes);
+    if (remembered != null) {
+      return Optional.of(remembered.sha256());
+    }
     Stamp known = previous.get(key);
     if (known != null && known.settled() && known.size() == size && known.modifiedMillis() == modified) {
       stamps.put(key, known);

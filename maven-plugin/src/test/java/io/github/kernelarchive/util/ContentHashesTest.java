@@ -35,6 +35,30 @@ class ContentHashesTest {
     assertEquals(Hashing.ofFile(header), reload(second).of(header).orElseThrow(), "a touch gives the same hash");
   }
 
+  /**
+   * A hash the archive stage took itself stands for the file while its size and time are the ones
+   * it was taken at, in this build and the next; once they move, the file is read.
+   */
+  @Test
+  void aRememberedHashHoldsWhileTheFileKeepsItsSizeAndTime() throws Exception {
+    Path object = Files.writeString(dir.resolve("k.o"), "object bytes\n");
+    long modified = System.currentTimeMillis() - 60_000;
+    Files.setLastModifiedTime(object, FileTime.fromMillis(modified));
+    ContentHashes hashes = new ContentHashes();
+    // Not the file's hash: what comes back was not read from it.
+    String taken = "a".repeat(64);
+    hashes.remember(object, taken, Files.size(object), modified);
+    assertEquals(taken, hashes.fromStamp(object).orElseThrow());
+    assertEquals(taken, hashes.of(object).orElseThrow());
+    assertEquals(taken, reload(hashes).of(object).orElseThrow(), "saved for the next build");
+
+    ContentHashes moved = new ContentHashes();
+    moved.remember(object, taken, Files.size(object), modified);
+    Files.setLastModifiedTime(object, FileTime.fromMillis(modified + 1_000));
+    assertTrue(moved.fromStamp(object).isEmpty(), "another time: no stamp stands for it");
+    assertEquals(Hashing.ofFile(object), moved.of(object).orElseThrow());
+  }
+
   @Test
   void aFileHashedRightAfterItsLastEditIsReadAgainNextTime() throws Exception {
     // Written just now: its stamp is not trusted, so an edit that keeps size and timestamp is still seen.

@@ -408,8 +408,15 @@ public final class ArchiveBuilder {
   private static List<BasicFileAttributes> stat(List<Input> inputs) throws IOException, ArchiveInvalidException {
     // A missing object throws NoSuchFileException: the archive stage names it. One the scan looked
     // at already is not looked at again: that look came before any read too.
-    return onAllCores(inputs.size(), i -> inputs.get(i).seen() != null ? inputs.get(i).seen()
-        : Files.readAttributes(inputs.get(i).object(), BasicFileAttributes.class));
+    List<BasicFileAttributes> seen = new ArrayList<>(inputs.size());
+    for (Input input : inputs) {
+      if (input.seen() == null) {
+        return onAllCores(inputs.size(), i -> inputs.get(i).seen() != null ? inputs.get(i).seen()
+            : Files.readAttributes(inputs.get(i).object(), BasicFileAttributes.class));
+      }
+      seen.add(input.seen());
+    }
+    return seen; // every one looked at by the scan (prebuilt objects): no system call, nothing to share out
   }
 
   /** One item's work, which may fail as reading an object or archive does. */

@@ -227,10 +227,12 @@ public final class ArchiveStage {
    */
   public ArchiveInProgress start(ArchiveRequest request, Map<Path, List<Dependency>> dependencies)
       throws IOException, ToolchainException, BuildFailureException, InterruptedException {
-    List<ArchiveBuilder.Input> inputs = request.members().stream()
-        .map(member -> new ArchiveBuilder.Input(member.name(), member.object(), batchInputKey(member, dependencies),
-            member.seen()))
-        .toList();
+    // Loops rather than streams over the members, here and below: tens of thousands go through each.
+    List<ArchiveBuilder.Input> inputs = new ArrayList<>(request.members().size());
+    for (ArchiveRequest.Member member : request.members()) {
+      inputs.add(new ArchiveBuilder.Input(member.name(), member.object(), batchInputKey(member, dependencies),
+          member.seen()));
+    }
     Path target = archiveFile(request.name());
     int size = batchSize > 0 ? batchSize : defaultBatchSize(ar, inputs.size(), parallelism);
     ArchiveBuilder.Batched batched;
@@ -264,7 +266,10 @@ public final class ArchiveStage {
     CompletableFuture<Manifest> manifest = new CompletableFuture<>();
     try {
       built = batched.combine();
-      definitions = built.members().stream().map(m -> new MemberSymbols(m.name(), m.strongDefinitions())).toList();
+      definitions = new ArrayList<>(built.members().size());
+      for (InspectedObject member : built.members()) {
+        definitions.add(new MemberSymbols(member.name(), member.strongDefinitions()));
+      }
       written.accept(new ArchiveInProgress.Written(built.digest(), definitions));
       checkUnchangedSincePlanning(request.name(), built.members());
       records.submit(() -> {

@@ -212,10 +212,13 @@ public final class ElfObject {
         }
       }
     }
-    List<VersionNeed> versionNeeds = needs.values().stream()
-        .map(n -> new VersionNeed(n.library, n.version, List.copyOf(n.symbols))).toList();
+    // No stream here: every archived object is parsed, and nearly all have no version needs.
+    List<VersionNeed> versionNeeds = new ArrayList<>(needs.size());
+    for (NeedBuilder need : needs.values()) {
+      versionNeeds.add(new VersionNeed(need.library, need.version, List.copyOf(need.symbols)));
+    }
     return new ElfObject(type, machine, List.copyOf(symbols), List.copyOf(dynamicSymbols), List.copyOf(dynamicEntries),
-        versionNeeds);
+        List.copyOf(versionNeeds));
   }
 
   /** A {@link VersionNeed} while its symbols are collected. */
@@ -238,11 +241,14 @@ public final class ElfObject {
    */
   private static Map<Integer, NeedBuilder> versionNeeds(ByteBuffer elf, long sectionHeaders, int entrySize, int count)
       throws ElfFormatException {
-    Map<Integer, NeedBuilder> needs = new LinkedHashMap<>();
+    Map<Integer, NeedBuilder> needs = Map.of(); // a map of its own only for a file that has requirements
     for (int i = 0; i < count; i++) {
       int header = (int) (sectionHeaders + (long) i * entrySize);
       if (elf.getInt(header + 4) != SHT_GNU_VERNEED) {
         continue;
+      }
+      if (needs.isEmpty()) {
+        needs = new LinkedHashMap<>();
       }
       int linked = elf.getInt(header + 40);
       if (linked <= 0 || linked >= count) {

@@ -281,8 +281,12 @@ public final class ArchiveStage {
         }
       });
       records.submit(() -> {
-        batched.recordBatches(built);
-        rememberPrebuiltHashes(request, built.members());
+        try (Trace.Span span = Trace.current().span("batch keys of " + request.name(), "archive")) {
+          batched.recordBatches(built);
+        }
+        try (Trace.Span span = Trace.current().span("remember hashes of " + request.name(), "archive")) {
+          rememberPrebuiltHashes(request, built.members());
+        }
         try (Trace.Span span = Trace.current().span("save content hashes", "archive")) {
           hashes.save();
         }

@@ -1,6 +1,5 @@
 package io.github.kernelarchive.util;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -9,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -53,14 +53,16 @@ public final class Hashing {
 
   /**
    * {@link #ofStrings}, fed part by part: the same hash for the same parts, without a list of them
-   * first (keys over 50,000 members have 100,000 parts, some of them made of two strings).
-   * Gathered and hashed in one call: each MessageDigest.update has a fixed cost.
+   * first (keys over 50,000 members have 100,000 parts, some of them made of two strings). Gathered
+   * in one array and hashed in one call: each MessageDigest.update has a fixed cost. ASCII parts
+   * (names, paths, hex hashes: nearly all) are copied char by char, not encoded.
    */
   public static final class Parts {
-    private final ByteArrayOutputStream all;
+    private byte[] bytes;
+    private int length;
 
     public Parts(int expectedParts) {
-      all = new ByteArrayOutputStream(64 * Math.max(1, expectedParts));
+      bytes = new byte[64 * Math.max(1, expectedParts)];
     }
 
     public Parts add(String part) {
@@ -69,19 +71,58 @@ public final class Hashing {
 
     /** One part: {@code first} followed by {@code second}. */
     public Parts add(String first, String second) {
-      byte[] a = first.getBytes(StandardCharsets.UTF_8);
-      byte[] b = second.isEmpty() ? null : second.getBytes(StandardCharsets.UTF_8);
-      all.writeBytes(Integer.toString(a.length + (b == null ? 0 : b.length)).getBytes(StandardCharsets.US_ASCII));
-      all.write(':');
-      all.writeBytes(a);
-      if (b != null) {
-        all.writeBytes(b);
+      if (isAscii(first) && isAscii(second)) {
+        putDecimal(first.length() + second.length());
+        room(1 + first.length() + second.length());
+        bytes[length++] = ':';
+        putAscii(first);
+        putAscii(second);
+      } else {
+        byte[] a = first.getBytes(StandardCharsets.UTF_8);
+        byte[] b = second.getBytes(StandardCharsets.UTF_8);
+        putDecimal(a.length + b.length);
+        room(1 + a.length + b.length);
+        bytes[length++] = ':';
+        System.arraycopy(a, 0, bytes, length, a.length);
+        System.arraycopy(b, 0, bytes, length + a.length, b.length);
+        length += a.length + b.length;
       }
       return this;
     }
 
     public String hash() {
-      return HexFormat.of().formatHex(sha256().digest(all.toByteArray()));
+      MessageDigest sha = sha256();
+      sha.update(bytes, 0, length);
+      return HexFormat.of().formatHex(sha.digest());
+    }
+
+    private void putDecimal(int value) {
+      String digits = Integer.toString(value);
+      room(digits.length());
+      putAscii(digits);
+    }
+
+    /** Copies {@code text} (ASCII), for which room was made. */
+    private void putAscii(String text) {
+      room(text.length());
+      for (int i = 0; i < text.length(); i++) {
+        bytes[length++] = (byte) text.charAt(i);
+      }
+    }
+
+    private void room(int more) {
+      if (length + more > bytes.length) {
+        bytes = Arrays.copyOf(bytes, Math.max(2 * bytes.length, length + more));
+      }
+    }
+
+    private static boolean isAscii(String text) {
+      for (int i = 0; i < text.length(); i++) {
+        if (text.charAt(i) >= 0x80) {
+          return false;
+        }
+      }
+      return true;
     }
   }
 

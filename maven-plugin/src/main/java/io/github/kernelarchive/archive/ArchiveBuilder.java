@@ -22,6 +22,7 @@ import io.github.kernelarchive.util.BoundedPool;
 import io.github.kernelarchive.util.ContentHashes;
 import io.github.kernelarchive.util.Hashing;
 import io.github.kernelarchive.util.KeyFile;
+import io.github.kernelarchive.util.Paths;
 import io.github.kernelarchive.util.Trace;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -702,7 +703,7 @@ public final class ArchiveBuilder {
     String folder = null; // the last object's folder, as text, and its path relative to the batches
     String relativeFolder = null;
     for (Input input : inputs) {
-      String path = absoluteText(input.object());
+      String path = Paths.absoluteText(input.object());
       int slash = path.lastIndexOf('/'); // an absolute path has one
       if (folder == null || folder.length() != slash || !path.startsWith(folder)) {
         folder = path.substring(0, slash);
@@ -714,13 +715,6 @@ public final class ArchiveBuilder {
       names.add(relativeFolder + path.substring(slash + 1));
     }
     return names;
-  }
-
-  /** The file's absolute, normal path as text; normalized only when it has a "." or ".." element. */
-  private static String absoluteText(Path file) {
-    Path absolute = file.toAbsolutePath();
-    String text = absolute.toString();
-    return text.contains("/.") ? absolute.normalize().toString() : text;
   }
 
   /** The file in its real folder; the file name is kept, as archivers keep it. */

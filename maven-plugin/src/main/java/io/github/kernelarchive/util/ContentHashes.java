@@ -108,7 +108,7 @@ public final class ContentHashes {
    * rarely asks for them again).
    */
   public void remember(Path file, String sha256, long size, long modifiedMillis) {
-    stamps.put(file.toAbsolutePath().normalize().toString(), new Stamp(size, modifiedMillis, sha256,
+    stamps.put(Paths.absoluteText(file), new Stamp(size, modifiedMillis, sha256,
         modifiedMillis < System.currentTimeMillis() - SETTLE_MILLIS));
     learnt = true; // after the stamp is in: a save running meanwhile then writes again next time
   }

@@ -20,6 +20,17 @@ public final class Paths {
     }
   }
 
+  /**
+   * The file's absolute, normal path as text, normalized only when it has a "." or ".." element:
+   * tens of thousands of object paths go through this, nearly all normal already, and {@link
+   * Path#normalize} looks at every element of each.
+   */
+  public static String absoluteText(Path file) {
+    Path absolute = file.toAbsolutePath();
+    String text = absolute.toString();
+    return text.contains("/.") ? absolute.normalize().toString() : text;
+  }
+
   public static boolean inside(Path path, Path directory) {
     if (!path.isAbsolute()) {
       return false;

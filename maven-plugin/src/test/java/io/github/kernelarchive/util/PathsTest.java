@@ -1,5 +1,6 @@
 package io.github.kernelarchive.util;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -26,5 +27,13 @@ class PathsTest {
     Path link = Files.createSymbolicLink(dir.resolve("checkout"), dir.resolve("real-project"));
     assertTrue(Paths.inside(link.resolve("target").toString(), dir.resolve("real-project")));
     assertTrue(Paths.inside(project.toString(), link));
+  }
+
+  @Test
+  void absoluteTextIsTheNormalAbsolutePath() {
+    assertEquals("/w/obj/k.o", Paths.absoluteText(Path.of("/w/obj/k.o")));
+    assertEquals("/w/obj/k.o", Paths.absoluteText(Path.of("/w/./obj/../obj/k.o")));
+    assertEquals("/w/.hidden/k.o", Paths.absoluteText(Path.of("/w/.hidden/k.o")));
+    assertEquals(Path.of("obj/k.o").toAbsolutePath().normalize().toString(), Paths.absoluteText(Path.of("obj/k.o")));
   }
 }

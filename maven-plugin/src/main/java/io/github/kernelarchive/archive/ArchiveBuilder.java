@@ -50,7 +50,9 @@ import java.util.stream.IntStream;
  * their batch; large ones are batched thin ({@code --thin}: recorded by path and size, no bytes
  * copied), see {@link #THIN_MEMBER_BYTES}. Either kind stands in for the archive in a link while
  * the archive is written. Then the combine reads the batches' member tables, checks that they list
- * exactly the planned objects at their sizes, and writes the archive from them in one pass ({@link
+ * exactly the planned objects at their sizes (a batch that holds its members is checked member by
+ * member as the archive is written, each read with its header: see {@link #laidOut}), and writes
+ * the archive from them in one pass ({@link
  * ArWriter}) that reads each member once, from its batch or its object, to check it ({@link
  * ObjectRequirements}: a wrong-CPU or non-object file is refused, naming it), find its symbols for
  * the index and its strong definitions for the duplicate check, hash it and copy it. The batch size

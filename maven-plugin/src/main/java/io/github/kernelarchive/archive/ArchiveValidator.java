@@ -85,9 +85,7 @@ public final class ArchiveValidator {
     }
     // Not the archive planned, or not laid out as the writer lays one out: the full reading says how.
     ArReader.Contents contents = readStructure(archive, written.stream().map(InspectedObject::name).toList());
-    List<ArReader.IndexEntry> index = contents.index();
-    Map<Long, List<String>> indexed = null;
-    int next = 0; // the index entry where the next member's symbols are listed, while the index is in member order
+    Map<Long, List<String>> indexed = ArReader.symbolsByMember(contents.index());
     for (int i = 0; i < written.size(); i++) {
       ArMember member = contents.members().get(i);
       InspectedObject object = written.get(i);
@@ -95,41 +93,14 @@ public final class ArchiveValidator {
         throw new ArchiveInvalidException(archive, where(member, i) + " holds " + member.size() + " bytes but "
             + object.object() + " has " + object.size());
       }
-      // The writer lists each member's symbols in the order it found them, member after member: a
-      // run of the index that names them in turn, at this member, needs no look-up.
-      int listedHere = listedInTurn(index, next, member.headerOffset(), object.symbols());
-      if (listedHere >= 0) {
-        next += listedHere;
-        continue;
-      }
-      next = -1; // out of step: every member left is looked up by its offset
-      if (indexed == null) {
-        indexed = ArReader.symbolsByMember(index);
-      }
       List<String> listed = indexed.getOrDefault(member.headerOffset(), List.of());
-      String unlisted = firstUnlisted(object.symbols(), listed);
+      // The writer lists each member's symbols in the order it found them: equal lists need no set.
+      String unlisted = listed.equals(object.symbols()) ? null : firstUnlisted(object.symbols(), listed);
       if (unlisted != null) {
         throw new ArchiveInvalidException(archive, "the symbol index does not list '" + unlisted + "' defined by "
             + where(member, i));
       }
     }
-  }
-
-  /**
-   * How many entries from {@code from} list exactly {@code symbols}, in order, at the member whose
-   * header is at {@code offset}; -1 when they do not (or {@code from} is -1).
-   */
-  private static int listedInTurn(List<ArReader.IndexEntry> index, int from, long offset, List<String> symbols) {
-    if (from < 0 || from + symbols.size() > index.size()) {
-      return -1;
-    }
-    for (int s = 0; s < symbols.size(); s++) {
-      ArReader.IndexEntry entry = index.get(from + s);
-      if (entry.memberOffset() != offset || !entry.symbol().equals(symbols.get(s))) {
-        return -1;
-      }
-    }
-    return symbols.size();
   }
 
   /** How a problem names the member at {@code index}; built only for a problem (thousands of members pass). */

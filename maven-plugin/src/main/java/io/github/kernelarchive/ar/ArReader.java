@@ -229,6 +229,43 @@ public final class ArReader {
     return true;
   }
 
+  /**
+   * Whether the 60 bytes at {@code at} are the header of a member stored under the short name
+   * {@code name} (ASCII, up to 15 characters) at {@code size} bytes: the name, '/' and spaces, the
+   * size in decimal and spaces, and the terminator. Date, owner, group and mode are not looked at.
+   * Compared in place: tens of thousands of members are checked this way.
+   */
+  static boolean isShortMemberHeader(ByteBuffer buffer, int at, String name, long size) {
+    if (name.length() > 15 || buffer.get(at + 58) != '`' || buffer.get(at + 59) != '\n') {
+      return false;
+    }
+    for (int i = 0; i < 16; i++) {
+      char expected = i < name.length() ? name.charAt(i) : i == name.length() ? '/' : ' ';
+      if (buffer.get(at + i) != expected) {
+        return false;
+      }
+    }
+    int digits = 1;
+    for (long rest = size / 10; rest > 0; rest /= 10) {
+      digits++;
+    }
+    if (size < 0 || digits > 10) {
+      return false;
+    }
+    long rest = size;
+    for (int i = digits - 1; i >= 0; i--, rest /= 10) {
+      if (buffer.get(at + 48 + i) != '0' + rest % 10) {
+        return false;
+      }
+    }
+    for (int i = 48 + digits; i < 58; i++) {
+      if (buffer.get(at + i) != ' ') {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Groups the index by member header offset. */
   public static Map<Long, List<String>> symbolsByMember(List<IndexEntry> index) {
     Map<Long, List<String>> byMember = new HashMap<>();

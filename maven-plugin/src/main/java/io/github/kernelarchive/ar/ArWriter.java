@@ -515,16 +515,12 @@ public final class ArWriter {
    * entry}'s {@link FileRange#storedAs} name at its size, as {@code ar} writes one.
    */
   private static void checkHeader(ByteBuffer header, Entry entry) throws SourceChangedException {
-    byte[] expected = header(entry.content.storedAs() + "/", entry.size);
-    for (int i = 0; i < ArReader.HEADER_SIZE; i++) {
-      // Date, owner, group and mode are whatever the archiver wrote; the name, size and terminator are checked.
-      boolean checked = i < 16 || i >= 48;
-      if (checked && header.get(i) != expected[i]) {
-        throw new SourceChangedException(entry.content.file() + " does not hold member '" + entry.content.storedAs()
-            + "' of " + entry.size + " bytes at offset " + (entry.content.offset() - ArReader.HEADER_SIZE)
-            + " (its header reads '" + StandardCharsets.ISO_8859_1.decode(header.slice(0, ArReader.HEADER_SIZE))
-            .toString().strip() + "')");
-      }
+    // Date, owner, group and mode are whatever the archiver wrote; the name, size and terminator are checked.
+    if (!ArReader.isShortMemberHeader(header, 0, entry.content.storedAs(), entry.size)) {
+      throw new SourceChangedException(entry.content.file() + " does not hold member '" + entry.content.storedAs()
+          + "' of " + entry.size + " bytes at offset " + (entry.content.offset() - ArReader.HEADER_SIZE)
+          + " (its header reads '" + StandardCharsets.ISO_8859_1.decode(header.slice(0, ArReader.HEADER_SIZE))
+          .toString().strip() + "')");
     }
   }
 

@@ -118,11 +118,11 @@ public final class ArchiveLayoutCheck {
    * name, '/' and a newline there.
    */
   private static boolean isMember(ByteBuffer file, int at, String name, long size, int longNames, int longNamesEnd) {
+    if (!ArWriter.needsLongName(name)) {
+      return ArReader.isShortMemberHeader(file, at, name, size);
+    }
     if (file.get(at + 58) != '`' || file.get(at + 59) != '\n' || size(file, at) != size) {
       return false;
-    }
-    if (!ArWriter.needsLongName(name)) {
-      return field(file, at, name + "/");
     }
     if (longNames < 0 || file.get(at) != '/') {
       return false;
@@ -142,11 +142,7 @@ public final class ArchiveLayoutCheck {
     return file.slice((int) (longNames + offset), expected.length).equals(ByteBuffer.wrap(expected));
   }
 
-  /** Whether the 16-byte name field at {@code at} holds {@code text} (ASCII), then spaces. */
-  private static boolean field(ByteBuffer file, int at, String text) {
-    return field(file, at, text, 16);
-  }
-
+  /** Whether the {@code width} bytes at {@code at} hold {@code text} (ASCII), then spaces. */
   private static boolean field(ByteBuffer file, int at, String text, int width) {
     for (int i = 0; i < width; i++) {
       if (file.get(at + i) != (i < text.length() ? text.charAt(i) : ' ')) {

@@ -2,6 +2,7 @@ package io.github.kernelarchive.ar;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -146,5 +147,21 @@ class ArReaderTest {
   private static long bytesRead(Path io) throws Exception {
     return Files.readAllLines(io).stream().filter(l -> l.startsWith("rchar:"))
         .mapToLong(l -> Long.parseLong(l.substring(6).strip())).findFirst().orElseThrow();
+  }
+
+  /** A header checked in place names exactly its member and size, as ar writes them. */
+  @Test
+  void aShortMemberHeaderIsComparedInPlace() {
+    ByteBuffer header = ByteBuffer.wrap(("k00001.o/       " + "0           0     0     644     " + "1096      `\n")
+        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    assertEquals(ArReader.HEADER_SIZE, header.capacity());
+    assertTrue(ArReader.isShortMemberHeader(header, 0, "k00001.o", 1096));
+    assertFalse(ArReader.isShortMemberHeader(header, 0, "k00002.o", 1096), "another name");
+    assertFalse(ArReader.isShortMemberHeader(header, 0, "k00001", 1096), "a name's prefix");
+    assertFalse(ArReader.isShortMemberHeader(header, 0, "k00001.o", 109), "a size's prefix");
+    assertFalse(ArReader.isShortMemberHeader(header, 0, "k00001.o", 10960), "a longer size");
+    assertFalse(ArReader.isShortMemberHeader(header, 0, "k00001.o", 1097), "another size");
+    header.put(59, (byte) ' ');
+    assertFalse(ArReader.isShortMemberHeader(header, 0, "k00001.o", 1096), "no terminator");
   }
 }

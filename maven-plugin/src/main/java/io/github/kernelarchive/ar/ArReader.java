@@ -338,28 +338,35 @@ public final class ArReader {
     return new String(name, StandardCharsets.ISO_8859_1);
   }
 
-  /** The size field (bytes 48-57): decimal digits, then spaces (leading spaces are taken too). */
   private static long size(ByteBuffer header, long at) throws ArFormatException {
-    long value = 0;
-    int i = 48;
-    while (i < 58 && header.get(i) == ' ') {
-      i++;
-    }
-    int digits = 0;
-    for (; i < 58 && header.get(i) >= '0' && header.get(i) <= '9'; i++, digits++) {
-      value = value * 10 + (header.get(i) - '0');
-    }
-    for (int rest = i; rest < 58; rest++) {
-      if (header.get(rest) != ' ') {
-        digits = 0;
-        break;
-      }
-    }
-    if (digits == 0) {
+    long value = sizeField(header, 0);
+    if (value < 0) {
       throw new ArFormatException("damaged member header at offset " + at + " (bad number '"
           + ascii(header, 48, 10).trim() + "')");
     }
     return value;
+  }
+
+  /**
+   * The size field (bytes 48-57) of the header at {@code at}: decimal digits, then spaces (leading
+   * spaces are taken too); -1 when it holds anything else.
+   */
+  static long sizeField(ByteBuffer buffer, int at) {
+    long value = 0;
+    int i = 48;
+    while (i < 58 && buffer.get(at + i) == ' ') {
+      i++;
+    }
+    int digits = 0;
+    for (; i < 58 && buffer.get(at + i) >= '0' && buffer.get(at + i) <= '9'; i++, digits++) {
+      value = value * 10 + (buffer.get(at + i) - '0');
+    }
+    for (; i < 58; i++) {
+      if (buffer.get(at + i) != ' ') {
+        return -1;
+      }
+    }
+    return digits == 0 ? -1 : value;
   }
 
   private static long decimal(String text, long at) throws ArFormatException {

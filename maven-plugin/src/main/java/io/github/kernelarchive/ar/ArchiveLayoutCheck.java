@@ -46,7 +46,7 @@ public final class ArchiveLayoutCheck {
     }
     int at = ArReader.MAGIC.length;
     int width = isSpecial(file, at, "/") ? 4 : isSpecial(file, at, "/SYM64/") ? 8 : 0;
-    long indexSize = width == 0 ? -1 : size(file, at);
+    long indexSize = width == 0 ? -1 : ArReader.sizeField(file, at);
     if (indexSize < width) {
       return false;
     }
@@ -55,7 +55,10 @@ public final class ArchiveLayoutCheck {
     int longNames = -1;
     long longNamesSize = 0;
     if (next + ArReader.HEADER_SIZE <= file.limit() && isSpecial(file, (int) next, "//")) {
-      longNamesSize = size(file, (int) next);
+      longNamesSize = ArReader.sizeField(file, (int) next);
+      if (longNamesSize < 0) {
+        return false;
+      }
       longNames = (int) next + ArReader.HEADER_SIZE;
       next = longNames + longNamesSize + (longNamesSize & 1);
     }
@@ -86,30 +89,7 @@ public final class ArchiveLayoutCheck {
     if (at + ArReader.HEADER_SIZE > file.limit()) {
       return false;
     }
-    for (int i = 0; i < 16; i++) {
-      if (file.get(at + i) != (i < name.length() ? name.charAt(i) : ' ')) {
-        return false;
-      }
-    }
-    return file.get(at + 58) == '`' && file.get(at + 59) == '\n';
-  }
-
-  /** The header's size field; -1 when it is no plain decimal number. */
-  private static long size(ByteBuffer file, int at) {
-    long value = 0;
-    int i = 48;
-    for (; i < 58 && file.get(at + i) >= '0' && file.get(at + i) <= '9'; i++) {
-      value = value * 10 + (file.get(at + i) - '0');
-    }
-    if (i == 48) {
-      return -1;
-    }
-    for (; i < 58; i++) {
-      if (file.get(at + i) != ' ') {
-        return -1;
-      }
-    }
-    return value;
+    return field(file, at, name, 16) && file.get(at + 58) == '`' && file.get(at + 59) == '\n';
   }
 
   /**
@@ -121,7 +101,7 @@ public final class ArchiveLayoutCheck {
     if (!ArWriter.needsLongName(name)) {
       return ArReader.isShortMemberHeader(file, at, name, size);
     }
-    if (file.get(at + 58) != '`' || file.get(at + 59) != '\n' || size(file, at) != size) {
+    if (file.get(at + 58) != '`' || file.get(at + 59) != '\n' || ArReader.sizeField(file, at) != size) {
       return false;
     }
     if (longNames < 0 || file.get(at) != '/') {

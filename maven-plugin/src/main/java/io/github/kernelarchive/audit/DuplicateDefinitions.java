@@ -44,12 +44,16 @@ public final class DuplicateDefinitions {
     // Weak and unique (inline, template, COMDAT) definitions merge; common symbols do not define.
     Definers definers = new Definers();
     for (Path object : objects) {
-      definers.addAll(read(object, null));
+      Map<String, List<String>> found = new HashMap<>();
+      SymbolDefiners.addObject(found, object, ElfSymbol::definesStrongly);
+      definers.addAll(found);
     }
     for (Path archive : archives) {
       List<MemberSymbols> members = known.get(archive);
       if (members == null) {
-        definers.addAll(read(null, archive));
+        Map<String, List<String>> found = new HashMap<>();
+        SymbolDefiners.addArchive(found, archive, ElfSymbol::definesStrongly);
+        definers.addAll(found);
         continue;
       }
       String archiveName = archive.getFileName().toString();
@@ -65,17 +69,6 @@ public final class DuplicateDefinitions {
       throw new BuildFailureException(message(duplicates, types, Demangler.demangle(duplicates.keySet()),
           depfiles(objects, archives)));
     }
-  }
-
-  /** What {@code object} (or each member of {@code archive}) defines strongly, by symbol. */
-  private static Map<String, List<String>> read(Path object, Path archive) throws IOException {
-    Map<String, List<String>> found = new HashMap<>();
-    if (object != null) {
-      SymbolDefiners.addObject(found, object, ElfSymbol::definesStrongly);
-    } else {
-      SymbolDefiners.addArchive(found, archive, ElfSymbol::definesStrongly);
-    }
-    return found;
   }
 
   /** A member of an archive built in this run, named as the linker names it only when reported. */

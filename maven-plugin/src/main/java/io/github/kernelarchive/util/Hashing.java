@@ -72,17 +72,14 @@ public final class Hashing {
     /** One part: {@code first} followed by {@code second}. */
     public Parts add(String first, String second) {
       if (isAscii(first) && isAscii(second)) {
-        putDecimal(first.length() + second.length());
-        room(1 + first.length() + second.length());
-        bytes[length++] = ':';
+        putAscii(first.length() + second.length() + ":");
         putAscii(first);
         putAscii(second);
       } else {
         byte[] a = first.getBytes(StandardCharsets.UTF_8);
         byte[] b = second.getBytes(StandardCharsets.UTF_8);
-        putDecimal(a.length + b.length);
-        room(1 + a.length + b.length);
-        bytes[length++] = ':';
+        putAscii(a.length + b.length + ":");
+        room(a.length + b.length);
         System.arraycopy(a, 0, bytes, length, a.length);
         System.arraycopy(b, 0, bytes, length + a.length, b.length);
         length += a.length + b.length;
@@ -96,13 +93,7 @@ public final class Hashing {
       return HexFormat.of().formatHex(sha.digest());
     }
 
-    private void putDecimal(int value) {
-      String digits = Integer.toString(value);
-      room(digits.length());
-      putAscii(digits);
-    }
-
-    /** Copies {@code text} (ASCII), for which room was made. */
+    /** Copies {@code text} (ASCII). */
     private void putAscii(String text) {
       room(text.length());
       for (int i = 0; i < text.length(); i++) {

@@ -467,6 +467,37 @@ public final class ArchiveBuilder {
     static BatchOutcome failed(int number, int members, String error) {
       return new BatchOutcome(number, members, error, "Check the archiver or set kernel.ar.");
     }
+
+    /** The disk (or quota) ran out under {@code ar}: the archiver is not at fault, the space is. */
+    static BatchOutcome noSpace(int number, int members, Path batch, String error) {
+      return new BatchOutcome(number, members, "no space was left on the device for " + batch + " ("
+          + error.lines().findFirst().orElse("").strip() + ")", "Free space on the disk that holds "
+          + batch.getParent() + ", raise its quota, or build on a larger one; nothing was published.");
+    }
+  }
+
+  /**
+   * Whether a batch failed for want of space: the archiver or the system says so ({@code ENOSPC},
+   * {@code EDQUOT}; {@code llvm-ar} aborts with an "IO failure" that names it), or, in a language
+   * other than English, the folder has less free space than the rest of the batch needed.
+   */
+  private static boolean outOfSpace(Path workDirectory, Path temporary, List<String> objects, boolean thin,
+      String output) {
+    if (output.contains("No space left on device") || output.contains("Disk quota exceeded")) {
+      return true;
+    }
+    try {
+      // About what the batch takes: each member's header and bytes (a thin batch: its name instead).
+      long[] sizes = new long[objects.size()];
+      for (int m = 0; m < sizes.length; m++) {
+        sizes[m] = thin ? objects.get(m).length() + 2 : Files.size(workDirectory.resolve(objects.get(m)));
+      }
+      long needed = ArReader.plainHeaderOffsets(sizes)[sizes.length];
+      long written = Files.exists(temporary) ? Files.size(temporary) : 0;
+      return Files.getFileStore(workDirectory).getUsableSpace() < needed - written;
+    } catch (IOException e) {
+      return false; // an object gone, or the folder: not a question of space
+    }
   }
 
   /** One {@code [n/N]} line per finished batch; failures are collected for one error at the end. */
@@ -516,12 +547,18 @@ public final class ArchiveBuilder {
             + " (SIGXFSZ)", "Raise the limit (ulimit -f) or build where it is higher; nothing was published.");
       }
       if (!result.succeeded()) {
-        return BatchOutcome.failed(number, objects.size(), "exit " + result.exitCode() + ": " + result.output().strip());
+        String output = "exit " + result.exitCode() + ": " + result.output().strip();
+        return outOfSpace(workDirectory, temporary, objects, thin, output)
+            ? BatchOutcome.noSpace(number, objects.size(), target, output)
+            : BatchOutcome.failed(number, objects.size(), output);
       }
       AtomicFiles.publish(temporary, target);
       return BatchOutcome.made(number, objects.size());
     } catch (IOException e) {
-      return BatchOutcome.failed(number, objects.size(), e.toString());
+      // The response file, or the publishing rename, failed: the disk may be full here too.
+      return outOfSpace(workDirectory, temporary, objects, thin, e.toString())
+          ? BatchOutcome.noSpace(number, objects.size(), target, e.toString())
+          : BatchOutcome.failed(number, objects.size(), e.toString());
     } finally {
       try {
         Files.deleteIfExists(temporary);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.github.kernelarchive.cache.EntryKind;
 import io.github.kernelarchive.common.BuildFailureException;
@@ -39,12 +40,16 @@ class WriteFailuresTest {
 
   private static String[] buildWithFileLimit(Path project, Path cache, int blocks, int batchSize) throws Exception {
     // GNU ld: its libraries have page-aligned segments, larger than the archive whatever the code.
-    String command = String.join(" ", BuildMain.process(project, cache, batchSize, "bfd").command().stream()
-        .map(a -> "'" + a.replace("'", "'\\''") + "'").toList());
+    String command = shellWords(BuildMain.process(project, cache, batchSize, "bfd"));
     Process build = new ProcessBuilder("sh", "-c", "ulimit -f " + blocks + " && exec " + command)
         .redirectErrorStream(true).start();
     String output = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     return new String[] {Integer.toString(build.waitFor()), output};
+  }
+
+  /** The process's command, quoted for {@code sh -c}. */
+  private static String shellWords(ProcessBuilder process) {
+    return String.join(" ", process.command().stream().map(a -> "'" + a.replace("'", "'\\''") + "'").toList());
   }
 
   private static List<String> leftovers(Path folder) throws Exception {
@@ -86,6 +91,50 @@ class WriteFailuresTest {
     assertFalse(Files.exists(batch), "no partial batch");
     assertFalse(Files.exists(project.resolve("target/kernel/libk.a")));
     assertEquals(List.of(), leftovers(batch.getParent()));
+  }
+
+  /**
+   * A disk that fills while {@code ar} writes a batch: a 16 KiB tmpfs over the batches' folder,
+   * mounted in a mount namespace of the build's own. Whichever archiver runs (GNU ar says "No space
+   * left on device"; llvm-ar aborts with an "IO failure"), the error names the batch and the folder
+   * to free, and does not send the user to the archiver.
+   */
+  @Test
+  void aFullDiskDuringABatchNamesTheBatchAndTheFolderNotTheArchiver() throws Exception {
+    Path project = dir.resolve("p");
+    Projects.generate(project, 120); // a batch of about 170 KB
+    new KernelBuild(new RecordingLog(), System.getenv()).run(Projects.request(project, null, 400));
+    Path batches = project.resolve("target/kernel/archive/k");
+    Files.delete(project.resolve("target/kernel/libk.a")); // made again, and its batch with it
+    assumeTrue(canMountTmpfs(), "mount namespaces cannot be made here");
+    String command = shellWords(BuildMain.process(project, dir.resolve("empty-cache"), 400));
+    Process build = new ProcessBuilder("unshare", "-m", "sh", "-c",
+        "mount -t tmpfs -o size=16k tmpfs '" + batches + "' && exec " + command).redirectErrorStream(true).start();
+    String output = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertNotEquals(0, build.waitFor(), output);
+    assertTrue(output.contains("no space was left on the device for " + batches.resolve("batch-00000.a"))
+        && output.contains("Free space on the disk that holds " + batches), output);
+    assertFalse(output.contains("Check the archiver"), output);
+    assertFalse(Files.exists(project.resolve("target/kernel/libk.a")), "no archive");
+  }
+
+  /** Whether this process may mount a tmpfs in a mount namespace of its own; prints why not. */
+  private boolean canMountTmpfs() throws Exception {
+    Path probe = Files.createDirectories(dir.resolve("mount-probe"));
+    try {
+      Process mount = new ProcessBuilder("unshare", "-m", "mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs",
+          probe.toString()).redirectErrorStream(true).start();
+      String output = new String(mount.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+      if (mount.waitFor() == 0) {
+        return true;
+      }
+      System.out.println("SKIPPED: a tmpfs cannot be mounted here (" + output + "); the full-disk test needs root"
+          + " and util-linux's unshare");
+    } catch (java.io.IOException e) {
+      System.out.println("SKIPPED: unshare cannot run (" + e.getMessage() + "); the full-disk test needs root and"
+          + " util-linux's unshare");
+    }
+    return false;
   }
 
   @Test

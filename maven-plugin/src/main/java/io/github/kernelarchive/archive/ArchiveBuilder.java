@@ -477,15 +477,13 @@ public final class ArchiveBuilder {
   }
 
   /**
-   * Whether a batch failed for want of space: the archiver or the system says so ({@code ENOSPC},
-   * {@code EDQUOT}; {@code llvm-ar} aborts with an "IO failure" that names it), or, in a language
-   * other than English, the folder has less free space than the rest of the batch needed.
+   * Whether a batch failed for want of space: the folder has less free space than the rest of the
+   * batch needed (asked before the partly written batch is removed, and in any language), or, for
+   * a quota the free space does not show, the archiver or the system says so in English ({@code
+   * llvm-ar} aborts with an "IO failure" that names the error).
    */
   private static boolean outOfSpace(Path workDirectory, Path temporary, List<String> objects, boolean thin,
       String output) {
-    if (output.contains("No space left on device") || output.contains("Disk quota exceeded")) {
-      return true;
-    }
     try {
       // About what the batch takes: each member's header and bytes (a thin batch: its name instead).
       long[] sizes = new long[objects.size()];
@@ -494,10 +492,13 @@ public final class ArchiveBuilder {
       }
       long needed = ArReader.plainHeaderOffsets(sizes)[sizes.length];
       long written = Files.exists(temporary) ? Files.size(temporary) : 0;
-      return Files.getFileStore(workDirectory).getUsableSpace() < needed - written;
+      if (Files.getFileStore(workDirectory).getUsableSpace() < needed - written) {
+        return true;
+      }
     } catch (IOException e) {
-      return false; // an object gone, or the folder: not a question of space
+      // An object or the folder is gone: the words below decide.
     }
+    return output.contains("No space left on device") || output.contains("Disk quota exceeded");
   }
 
   /** One {@code [n/N]} line per finished batch; failures are collected for one error at the end. */

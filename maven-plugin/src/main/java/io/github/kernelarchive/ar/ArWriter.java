@@ -228,7 +228,11 @@ public final class ArWriter {
     List<List<String>> sample = new ArrayList<>(sampled);
     try (MemberReader reader = new MemberReader()) {
       for (int i = 0; i < sampled; i++) {
-        sample.add(inspector.symbols(i, reader.read(entries.get(i)).asReadOnlyBuffer()));
+        try {
+          sample.add(inspector.symbols(i, reader.read(entries.get(i)).asReadOnlyBuffer()));
+        } catch (InternalError fault) {
+          throw cutShort(entries.get(i), fault);
+        }
       }
     }
     if (sampled == entries.size()) {
@@ -264,7 +268,11 @@ public final class ArWriter {
     inParallel(threads, entries.size(), (from, to) -> {
       try (MemberReader reader = new MemberReader()) {
         for (int i = from; i < to; i++) {
-          symbols.set(i, List.copyOf(inspector.symbols(i, reader.read(entries.get(i)).asReadOnlyBuffer())));
+          try {
+            symbols.set(i, List.copyOf(inspector.symbols(i, reader.read(entries.get(i)).asReadOnlyBuffer())));
+          } catch (InternalError fault) {
+            throw cutShort(entries.get(i), fault);
+          }
         }
       }
     });
@@ -388,13 +396,17 @@ public final class ArWriter {
     try (MemberReader reader = new MemberReader()) {
       for (int i = from; i < to; i++) {
         Entry entry = entries.get(i);
-        ByteBuffer bytes = reader.read(entry);
-        if (inspector != null) {
-          symbols.set(i, List.copyOf(inspector.symbols(i, bytes.asReadOnlyBuffer())));
+        try {
+          ByteBuffer bytes = reader.read(entry);
+          if (inspector != null) {
+            symbols.set(i, List.copyOf(inspector.symbols(i, bytes.asReadOnlyBuffer())));
+          }
+          filling.put(header(nameFields.get(i), entry.size));
+          sha.update(bytes.duplicate());
+          filling.put(bytes);
+        } catch (InternalError fault) {
+          throw cutShort(entry, fault);
         }
-        filling.put(header(nameFields.get(i), entry.size));
-        sha.update(bytes.duplicate());
-        filling.put(bytes);
         hashes[i] = HexFormat.of().formatHex(sha.digest());
         if ((entry.size & 1) == 1) {
           filling.put(PADDING);
@@ -522,6 +534,19 @@ public final class ArWriter {
           + " (its header reads '" + StandardCharsets.ISO_8859_1.decode(header.slice(0, ArReader.HEADER_SIZE))
           .toString().strip() + "')");
     }
+  }
+
+  /**
+   * A mapped member (of a batch that holds it, or an object over {@link #REUSE_LIMIT}) whose file
+   * was cut short while it was read: the JVM raises an {@code InternalError} where a page past the
+   * new end is touched. Any other {@code InternalError} is thrown as it is.
+   */
+  private static SourceChangedException cutShort(Entry entry, InternalError fault) {
+    if (fault.getMessage() == null || !fault.getMessage().contains("unsafe memory access")) {
+      throw fault;
+    }
+    return new SourceChangedException(entry.content.file() + " was cut short while member '" + entry.name
+        + "' was read from it (is another process writing it?)");
   }
 
   private static SourceChangedException endedEarly(Entry entry) {

@@ -96,6 +96,45 @@ class ArWriterTest {
     assertTrue(e.getMessage().contains(source + " ended before member '" + fromFile.name() + "'"), e.getMessage());
   }
 
+  /**
+   * A batch that holds its members is mapped while they are read: cut short by another process
+   * meanwhile, the member being read fails the write with the batch's name, whether that happens
+   * while the index's room is sized (the first call) or while members are copied (after the
+   * sample), rather than as the JVM's fault on the vanished pages.
+   */
+  @Test
+  void aBatchCutShortWhileItIsReadFailsTheWriteNamingIt() throws Exception {
+    int count = ArWriter.SAMPLE + 8;
+    List<ArWriter.Entry> plain = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      Path file = Files.write(dir.resolve("k" + i + ".o"), new byte[8192 + i]); // past the first page
+      plain.add(new ArWriter.Entry("k" + i + ".o", file, 0, 8192 + i, List.of()));
+    }
+    for (int truncatedAtCall : new int[] {1, ArWriter.SAMPLE + 1}) {
+      Path batch = dir.resolve("batch-" + truncatedAtCall + ".a");
+      ArWriter.write(batch, plain);
+      List<ArWriter.Entry> fromBatch = new ArrayList<>();
+      for (ArMember member : ArReader.read(batch).members()) {
+        fromBatch.add(new ArWriter.Entry(member.name(), member.size(), List.of(),
+            new ArWriter.FileRange(batch, member.dataOffset(), member.name())));
+      }
+      int[] calls = {0};
+      ArWriter.Inspector cutting = (member, bytes) -> {
+        if (++calls[0] == truncatedAtCall) {
+          try (FileChannel channel = FileChannel.open(batch, StandardOpenOption.WRITE)) {
+            channel.truncate(0);
+          } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+          }
+        }
+        return List.of();
+      };
+      ArWriter.SourceChangedException e = assertThrows(ArWriter.SourceChangedException.class,
+          () -> ArWriter.write(dir.resolve("out.a"), fromBatch, 1, cutting));
+      assertTrue(e.getMessage().startsWith(batch + " was cut short while member 'k"), e.getMessage());
+    }
+  }
+
   /** The symbols an archive index lists for an object, from its bytes. */
   private static List<String> elfSymbols(ByteBuffer bytes) {
     try {

@@ -476,6 +476,14 @@ public final class ArchiveBuilder {
     }
   }
 
+  /** A batch that failed with {@code error}: for want of space, or else the archiver's own failure. */
+  private static BatchOutcome failedBatch(Path workDirectory, Path temporary, int number, List<String> objects,
+      boolean thin, String error) {
+    return outOfSpace(workDirectory, temporary, objects, thin, error)
+        ? BatchOutcome.noSpace(number, objects.size(), batchFile(workDirectory, number), error)
+        : BatchOutcome.failed(number, objects.size(), error);
+  }
+
   /**
    * Whether a batch failed for want of space: the folder has less free space than the rest of the
    * batch needed (asked before the partly written batch is removed, and in any language), or, for
@@ -548,18 +556,14 @@ public final class ArchiveBuilder {
             + " (SIGXFSZ)", "Raise the limit (ulimit -f) or build where it is higher; nothing was published.");
       }
       if (!result.succeeded()) {
-        String output = "exit " + result.exitCode() + ": " + result.output().strip();
-        return outOfSpace(workDirectory, temporary, objects, thin, output)
-            ? BatchOutcome.noSpace(number, objects.size(), target, output)
-            : BatchOutcome.failed(number, objects.size(), output);
+        return failedBatch(workDirectory, temporary, number, objects, thin,
+            "exit " + result.exitCode() + ": " + result.output().strip());
       }
       AtomicFiles.publish(temporary, target);
       return BatchOutcome.made(number, objects.size());
     } catch (IOException e) {
       // The response file, or the publishing rename, failed: the disk may be full here too.
-      return outOfSpace(workDirectory, temporary, objects, thin, e.toString())
-          ? BatchOutcome.noSpace(number, objects.size(), target, e.toString())
-          : BatchOutcome.failed(number, objects.size(), e.toString());
+      return failedBatch(workDirectory, temporary, number, objects, thin, e.toString());
     } finally {
       try {
         Files.deleteIfExists(temporary);

@@ -9,8 +9,11 @@
 #   bench/archive/end-to-end.sh [count=5000] [small|payload=payload] [repeats=3] [-Dkernel.x=y ...]
 # (anything after the third argument goes to both mvn calls, e.g. -Dkernel.batchSize=5000;
 # SKIP_INSTALL=1 times the plugin already in ~/.m2 instead of installing this checkout's, and
-# PLUGIN_VERSION=x times that installed version instead of 0.1.0-SNAPSHOT: to compare two builds of
-# the plugin in one sitting, install one under another version and run the script once for each)
+# PLUGIN_VERSION=x times that installed version instead of 0.1.0-SNAPSHOT; BASELINE_REPO=dir also
+# times, in every run, the plugin installed in that local repository, for two builds of the plugin
+# compared in one sitting (its -Dmaven.repo.local comes last, over one among the arguments): see
+# docs/benchmarks.md for making one; two sittings one after the other
+# drift apart by as much as the change being measured)
 set -euo pipefail
 . "$(dirname "$0")/../lib/plugin-pom.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,25 +46,42 @@ find "$objects" -maxdepth 1 -name "*.o" | sort > "$work/objects.txt"
 # per page: the pair measured 0.52-0.58 s right after 660 MB of outputs were deleted and 0.90-1.02 s
 # four seconds later. Settled, every step pays what a fresh CI machine pays.
 settle() { sleep "${SETTLE_SECONDS:-4}"; }
-for r in $(seq 1 "$repeats"); do
-  rm -rf "$work/target" "$work/pair"
-  mkdir -p "$work/pair"
+# One clean build of the project: prints the plugin's wall and CPU seconds (package - validate).
+# Arguments go to both mvn calls (the run's own, then the script's).
+time_plugin() {
+  rm -rf "$work/target"
   settle
-  t=$(now); c=$(cpu_now); "${mvn[@]}" -q -f "$work/pom.xml" "$@" validate
+  local t c validate validate_cpu package package_cpu
+  t=$(now); c=$(cpu_now); "${mvn[@]}" -q -f "$work/pom.xml" "$@" validate >&2
   validate=$(since "$t"); validate_cpu=$(echo "$(cpu_now) - $c" | bc)
   settle
   t=$(now); c=$(cpu_now); "${mvn[@]}" -f "$work/pom.xml" "$@" package > "$work/last-mvn.log"
   package=$(since "$t"); package_cpu=$(echo "$(cpu_now) - $c" | bc)
   rm -rf "$work/target"
+  echo "$(echo "$package - $validate" | bc) $(echo "$package_cpu - $validate_cpu" | bc)"
+}
+for r in $(seq 1 "$repeats"); do
+  rm -rf "$work/pair"
+  mkdir -p "$work/pair"
+  time_plugin "$@" > "$work/last-times"
+  read -r plugin plugin_cpu < "$work/last-times"
+  grep -E "^\[INFO\]   (time|library)" "$work/last-mvn.log" | sed 's/^\[INFO\]  /  run '"$r"':/'
   settle
   t=$(now); c=$(cpu_now)
   llvm-ar qcD "$work/pair/libkernels.a" @"$work/objects.txt"
   c++ -shared -fuse-ld=mold -o "$work/pair/libe2e.so" -Wl,--whole-archive "$work/pair/libkernels.a" \
     -Wl,--no-whole-archive -Wl,--exclude-libs,ALL
   pair=$(since "$t"); pair_cpu=$(echo "$(cpu_now) - $c" | bc)
-  # Per run: the plugin's wall time (package - validate), the pair's, then the two CPU times.
-  echo "$(echo "$package - $validate" | bc) $pair $(echo "$package_cpu - $validate_cpu" | bc) $pair_cpu" >> "$work/runs.txt"
-  grep -E "^\[INFO\]   (time|library)" "$work/last-mvn.log" | sed 's/^\[INFO\]  /  run '"$r"':/'
+  baseline=""
+  if [ -n "${BASELINE_REPO:-}" ]; then
+    time_plugin "$@" -Dmaven.repo.local="$BASELINE_REPO" > "$work/last-times"
+    read -r baseline_plugin baseline_cpu < "$work/last-times"
+    grep -E "^\[INFO\]   time" "$work/last-mvn.log" | sed 's/^\[INFO\]  /  run '"$r"' (baseline plugin):/'
+    baseline=" $baseline_plugin $baseline_cpu"
+  fi
+  # Per run: the plugin's wall time, the pair's, the two CPU times; then the baseline plugin's wall
+  # and CPU time, with BASELINE_REPO.
+  echo "$plugin $pair $plugin_cpu $pair_cpu$baseline" >> "$work/runs.txt"
 done
 # The mean, and the median, which a machine whose speed wanders (shared 2-core VMs) moves less.
 summary() {  # summary <column> <mean|median>
@@ -78,3 +98,9 @@ printf '%-46s %8s s %8s s\n' "CPU: mvn package - mvn validate (plugin)" "$(summa
 printf '%-46s %8s s %8s s\n' "CPU: llvm-ar qcD + mold link (baseline pair)" "$(summary 4 mean)" "$(summary 4 median)"
 printf '%-46s %10s %10s\n' "CPU ratio plugin / pair" "$(echo "scale=2; $(summary 3 mean) / $(summary 4 mean)" | bc)" \
   "$(echo "scale=2; $(summary 3 median) / $(summary 4 median)" | bc)"
+if [ -n "${BASELINE_REPO:-}" ]; then
+  printf '%-46s %8s s %8s s\n' "baseline plugin (from BASELINE_REPO)" "$(summary 5 mean)" "$(summary 5 median)"
+  printf '%-46s %10s %10s\n' "ratio baseline plugin / pair" "$(echo "scale=2; $(summary 5 mean) / $(summary 2 mean)" | bc)" \
+    "$(echo "scale=2; $(summary 5 median) / $(summary 2 median)" | bc)"
+  printf '%-46s %8s s %8s s\n' "CPU: baseline plugin" "$(summary 6 mean)" "$(summary 6 median)"
+fi

@@ -12,8 +12,8 @@
 # PLUGIN_VERSION=x times that installed version instead of 0.1.0-SNAPSHOT; BASELINE_REPO=dir also
 # times, in every run, the plugin installed in that local repository, for two builds of the plugin
 # compared in one sitting (its -Dmaven.repo.local comes last, over one among the arguments): see
-# docs/benchmarks.md for making one; two sittings one after the other
-# drift apart by as much as the change being measured)
+# docs/benchmarks.md for making one. Two sittings one after the other drift apart by as much as a
+# change being measured.)
 set -euo pipefail
 . "$(dirname "$0")/../lib/plugin-pom.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)

@@ -26,7 +26,8 @@ public final class Installed {
       Map.entry("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"), Map.entry("hipcc", "hipcc"),
       Map.entry("ar", "binutils"), Map.entry("c++filt", "binutils"), Map.entry("ip", "iproute2"),
       Map.entry("srun", "slurm-client"), Map.entry("slurmctld", "slurmctld"), Map.entry("slurmd", "slurmd"),
-      Map.entry("munged", "munge"), Map.entry("patchelf", "patchelf"), Map.entry("castxml", "castxml"));
+      Map.entry("munged", "munge"), Map.entry("patchelf", "patchelf"), Map.entry("castxml", "castxml"),
+      Map.entry("unshare", "util-linux"), Map.entry("mount", "mount"));
   /**
    * Debian's Python packages the wheel ITs' selectors name: modules and headers for /usr/bin/python3
    * rather than executables on the PATH (where a pyenv shim may stand first).

@@ -106,7 +106,7 @@ class WriteFailuresTest {
     new KernelBuild(new RecordingLog(), System.getenv()).run(Projects.request(project, null, 400));
     Path batches = project.resolve("target/kernel/archive/k");
     Files.delete(project.resolve("target/kernel/libk.a")); // made again, and its batch with it
-    assumeTrue(canMountTmpfs(), "mount namespaces cannot be made here");
+    assumeTrue(canMountTmpfs(), "no tmpfs can be mounted in a mount namespace here");
     String command = shellWords(BuildMain.process(project, dir.resolve("empty-cache"), 400));
     Process build = new ProcessBuilder("unshare", "-m", "sh", "-c",
         "mount -t tmpfs -o size=16k tmpfs '" + batches + "' && exec " + command).redirectErrorStream(true).start();
@@ -118,22 +118,22 @@ class WriteFailuresTest {
     assertFalse(Files.exists(project.resolve("target/kernel/libk.a")), "no archive");
   }
 
-  /** Whether this process may mount a tmpfs in a mount namespace of its own; prints why not. */
+  /**
+   * Whether this process may mount a tmpfs in a mount namespace of its own; where it may not, the
+   * console says why and what to install (util-linux's unshare, mount) or how to run (as root).
+   */
   private boolean canMountTmpfs() throws Exception {
+    Installed.assumeOnPath("unshare", "a disk that fills under ar");
+    Installed.assumeOnPath("mount", "a disk that fills under ar");
     Path probe = Files.createDirectories(dir.resolve("mount-probe"));
-    try {
-      Process mount = new ProcessBuilder("unshare", "-m", "mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs",
-          probe.toString()).redirectErrorStream(true).start();
-      String output = new String(mount.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-      if (mount.waitFor() == 0) {
-        return true;
-      }
-      System.out.println("SKIPPED: a tmpfs cannot be mounted here (" + output + "); the full-disk test needs root"
-          + " and util-linux's unshare");
-    } catch (java.io.IOException e) {
-      System.out.println("SKIPPED: unshare cannot run (" + e.getMessage() + "); the full-disk test needs root and"
-          + " util-linux's unshare");
+    Process mount = new ProcessBuilder("unshare", "-m", "mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs",
+        probe.toString()).redirectErrorStream(true).start();
+    String output = new String(mount.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    if (mount.waitFor() == 0) {
+      return true;
     }
+    System.out.println("SKIPPED: a tmpfs cannot be mounted in a mount namespace here (" + output + "); a disk that"
+        + " fills under ar is not tested (it needs root)");
     return false;
   }
 

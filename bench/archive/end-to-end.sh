@@ -13,7 +13,10 @@
 # times, in every run, the plugin installed in that local repository, for two builds of the plugin
 # compared in one sitting (its -Dmaven.repo.local comes last, over one among the arguments): see
 # docs/benchmarks.md for making one. Two sittings one after the other drift apart by as much as a
-# change being measured.)
+# change being measured. WARM=n also runs, in every run, one `mvn package` whose build runs the goal
+# n + 1 times, each into a folder of its own: the first in a JVM fresh as always, the others in a JVM
+# that has loaded and compiled the plugin's code already, as a Maven daemon's would have; each of
+# these is timed by the goal's own "total" line.)
 set -euo pipefail
 . "$(dirname "$0")/../lib/plugin-pom.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,12 +36,26 @@ plugin_pom "$work/pom.xml" e2e "${PLUGIN_VERSION:-0.1.0-SNAPSHOT}" "          <l
           <archives><archive><name>kernels</name><objects><directory>$objects</directory></objects></archive></archives>
           <cacheEnabled>false</cacheEnabled>"
 
+warm=${WARM:-0}
+if [ "$warm" -gt 0 ]; then
+  executions=""
+  for k in $(seq 0 "$warm"); do
+    executions+="<execution><id>run$k</id><goals><goal>build</goal></goals><configuration>"
+    executions+="<outputDirectory>\${project.build.directory}/kernel-$k</outputDirectory></configuration></execution>"
+  done
+  mkdir -p "$work/warm"
+  plugin_pom "$work/warm/pom.xml" e2e "${PLUGIN_VERSION:-0.1.0-SNAPSHOT}" "          <library>e2e</library>
+          <archives><archive><name>kernels</name><objects><directory>$objects</directory></objects></archive></archives>
+          <cacheEnabled>false</cacheEnabled>" "$executions"
+fi
+
 now() { date +%s.%N; }
 since() { echo "$(now) - $1" | bc; }
 # CPU seconds the machine has spent since boot (user, nice, system, irq, softirq of all cores).
 cpu_now() { awk '/^cpu / { printf "%.2f", ($2 + $3 + $4 + $7 + $8) / 100 }' /proc/stat; }
 find "$objects" -maxdepth 1 -name "*.o" | sort > "$work/objects.txt"
 : > "$work/runs.txt"  # per run: plugin seconds (package - validate), pair seconds
+: > "$work/warm.txt"  # per run, with WARM: the goal's own total in a fresh JVM, then in the warm one
 
 # Each timed step starts after the memory freed before it has settled. On a VM that hands free
 # memory back to its host (Firecracker's free page reporting, as here), memory freed in the last
@@ -79,6 +96,16 @@ for r in $(seq 1 "$repeats"); do
     grep -E "^\[INFO\]   time" "$work/last-mvn.log" | sed 's/^\[INFO\]  /  run '"$r"' (baseline plugin):/'
     baseline=" $baseline_plugin $baseline_cpu"
   fi
+  if [ "$warm" -gt 0 ]; then
+    rm -rf "$work/warm/target"
+    settle
+    "${mvn[@]}" -f "$work/warm/pom.xml" "$@" package > "$work/last-warm.log"
+    rm -rf "$work/warm/target"
+    totals=$(sed -n "s/.* total \([0-9.]*\) s after Maven's start-up/\1/p" "$work/last-warm.log" | tr '\n' ' ')
+    [ "$(echo "$totals" | wc -w)" -eq $((warm + 1)) ] || { echo "expected $((warm + 1)) goal totals in $work/last-warm.log" >&2; exit 1; }
+    echo "  run $r: goal in a fresh JVM, then in the same JVM again: $totals"
+    echo "$totals" >> "$work/warm.txt"
+  fi
   # Per run: the plugin's wall time, the pair's, the two CPU times; then the baseline plugin's wall
   # and CPU time, with BASELINE_REPO.
   echo "$plugin $pair $plugin_cpu $pair_cpu$baseline" >> "$work/runs.txt"
@@ -98,6 +125,17 @@ printf '%-46s %8s s %8s s\n' "CPU: mvn package - mvn validate (plugin)" "$(summa
 printf '%-46s %8s s %8s s\n' "CPU: llvm-ar qcD + mold link (baseline pair)" "$(summary 4 mean)" "$(summary 4 median)"
 printf '%-46s %10s %10s\n' "CPU ratio plugin / pair" "$(echo "scale=2; $(summary 3 mean) / $(summary 4 mean)" | bc)" \
   "$(echo "scale=2; $(summary 3 median) / $(summary 4 median)" | bc)"
+if [ "$warm" -gt 0 ]; then
+  # Medians of the goal's own totals: the first execution of each run, and every later one.
+  median_of() { sort -n | awk '{ v[NR] = $1 } END { printf "%.3f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+  fresh=$(cut -d' ' -f1 "$work/warm.txt" | median_of)
+  again=$(cut -d' ' -f2- "$work/warm.txt" | tr ' ' '\n' | grep . | median_of)
+  printf '%-46s %10s %10s\n' "" "" median
+  printf '%-46s %10s %8s s\n' "goal total, fresh JVM (first execution)" "" "$fresh"
+  printf '%-46s %10s %8s s\n' "goal total, same JVM again (executions 2..$((warm + 1)))" "" "$again"
+  printf '%-46s %10s %10s\n' "ratio goal / pair, fresh JVM" "" "$(echo "scale=2; $fresh / $(summary 2 median)" | bc)"
+  printf '%-46s %10s %10s\n' "ratio goal / pair, same JVM again" "" "$(echo "scale=2; $again / $(summary 2 median)" | bc)"
+fi
 if [ -n "${BASELINE_REPO:-}" ]; then
   printf '%-46s %8s s %8s s\n' "baseline plugin (from BASELINE_REPO)" "$(summary 5 mean)" "$(summary 5 median)"
   printf '%-46s %10s %10s\n' "ratio baseline plugin / pair" "$(echo "scale=2; $(summary 5 mean) / $(summary 2 mean)" | bc)" \

@@ -111,9 +111,12 @@ for r in $(seq 1 "$repeats"); do
   echo "$plugin $pair $plugin_cpu $pair_cpu$baseline" >> "$work/runs.txt"
 done
 # The mean, and the median, which a machine whose speed wanders (shared 2-core VMs) moves less.
-summary() {  # summary <column> <mean|median>
-  cut -d' ' -f"$1" "$work/runs.txt" | sort -n | awk -v how="$2" '{ v[NR] = $1; s += $1 }
+of_lines() {  # of_lines <mean|median>: of the numbers on standard input, one a line
+  sort -n | awk -v how="$1" '{ v[NR] = $1; s += $1 }
     END { if (how == "mean") printf "%.3f", s / NR; else printf "%.3f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+summary() {  # summary <column> <mean|median>
+  cut -d' ' -f"$1" "$work/runs.txt" | of_lines "$2"
 }
 echo "$count $kind objects ($(du -sh "$objects" | cut -f1)), $(nproc) cores, $repeats runs${*:+, mvn $*}"
 printf '%-46s %10s %10s\n' "" mean median
@@ -127,9 +130,8 @@ printf '%-46s %10s %10s\n' "CPU ratio plugin / pair" "$(echo "scale=2; $(summary
   "$(echo "scale=2; $(summary 3 median) / $(summary 4 median)" | bc)"
 if [ "$warm" -gt 0 ]; then
   # Medians of the goal's own totals: the first execution of each run, and every later one.
-  median_of() { sort -n | awk '{ v[NR] = $1 } END { printf "%.3f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-  fresh=$(cut -d' ' -f1 "$work/warm.txt" | median_of)
-  again=$(cut -d' ' -f2- "$work/warm.txt" | tr ' ' '\n' | grep . | median_of)
+  fresh=$(cut -d' ' -f1 "$work/warm.txt" | of_lines median)
+  again=$(cut -d' ' -f2- "$work/warm.txt" | tr ' ' '\n' | grep . | of_lines median)
   printf '%-46s %10s %10s\n' "" "" median
   printf '%-46s %10s %8s s\n' "goal total, fresh JVM (first execution)" "" "$fresh"
   printf '%-46s %10s %8s s\n' "goal total, same JVM again (executions 2..$((warm + 1)))" "" "$again"

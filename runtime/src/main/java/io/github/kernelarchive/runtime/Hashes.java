@@ -2,8 +2,6 @@ package io.github.kernelarchive.runtime;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -23,13 +21,12 @@ final class Hashes {
     return HexFormat.of().formatHex(sha256().digest(bytes));
   }
 
-  static String sha256(Path file) throws IOException {
+  /** Reads {@code in} to its end; the caller closes it. */
+  static String sha256(InputStream in) throws IOException {
     MessageDigest digest = sha256();
     byte[] buffer = new byte[1 << 16];
-    try (InputStream in = Files.newInputStream(file)) {
-      for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-        digest.update(buffer, 0, n);
-      }
+    for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+      digest.update(buffer, 0, n);
     }
     return HexFormat.of().formatHex(digest.digest());
   }

@@ -2,7 +2,6 @@ package io.github.kernelarchive.runtime;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -102,7 +101,18 @@ public final class KernelLibrary {
             + base + " of the jar there (" + String.join(", ", index.loadOrder()) + "), or remove the property.");
       }
     } else {
-      Extraction.Result result = Extraction.extract(index, file -> open(loader, base + file), roots());
+      Extraction.Result result = Extraction.extract(index, new Extraction.Source() {
+        @Override
+        public InputStream open(String file) throws IOException {
+          return KernelLibrary.open(loader, base + file);
+        }
+
+        @Override
+        public String where(String file) {
+          URL url = loader.getResource(base + file);
+          return url == null ? base + file : url.toString();
+        }
+      }, roots(), Path.of(System.getProperty("java.io.tmpdir")));
       folder = result.folder();
       if (Boolean.getBoolean(DEBUG_PROPERTY)) {
         System.err.println("kernel-archive: " + (result.reused() ? "reused " : "extracted ") + name + " into " + folder
@@ -127,7 +137,12 @@ public final class KernelLibrary {
       }
       return NativeIndex.parse(in.readAllBytes(), resource);
     } catch (IOException e) {
-      throw new UncheckedIOException("Reading " + resource + " failed", e);
+      URL url = loader.getResource(resource);
+      UnsatisfiedLinkError error = new UnsatisfiedLinkError("The kernel jar's index of " + name + " cannot be used: "
+          + (url == null ? resource : url) + ": " + e.getMessage() + ". The jar is damaged or was not written by the"
+          + " plugin's jar goal: build or download it again.");
+      error.initCause(e);
+      throw error;
     }
   }
 
@@ -162,18 +177,24 @@ public final class KernelLibrary {
     return in;
   }
 
-  /** {@code kernel.native.cache} alone when set; else the user's cache, then the temp folder. */
-  static List<Path> roots() {
+  /**
+   * {@code kernel.native.cache} alone when set; else the user's cache, then a folder of this
+   * user's in the temp folder. (When none is private, writable and without noexec, {@link
+   * Extraction} makes a fresh one of this JVM's own.)
+   */
+  static List<Extraction.Root> roots() {
     String chosen = System.getProperty(CACHE_PROPERTY);
     if (chosen != null && !chosen.isBlank()) {
-      return List.of(Path.of(chosen).toAbsolutePath());
+      Path folder = Path.of(chosen).toAbsolutePath().normalize();
+      return folder.getParent() == null ? List.of() : List.of(new Extraction.Root(folder.getParent(),
+          List.of(folder.getFileName().toString())));
     }
-    List<Path> roots = new ArrayList<>();
+    List<Extraction.Root> roots = new ArrayList<>();
     String xdg = System.getenv("XDG_CACHE_HOME");
     Path cache = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
-    roots.add(cache.resolve("kernel-archive").resolve("native"));
-    roots.add(Path.of(System.getProperty("java.io.tmpdir"), "kernel-archive-" + System.getProperty("user.name"),
-        "native"));
+    roots.add(new Extraction.Root(cache, List.of("kernel-archive", "native")));
+    roots.add(new Extraction.Root(Path.of(System.getProperty("java.io.tmpdir")),
+        List.of("kernel-archive-" + System.getProperty("user.name"), "native")));
     return roots;
   }
 }

@@ -3,8 +3,11 @@ package io.github.kernelarchive.runtime;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Properties;
+import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * What a kernel jar says of one platform's libraries ({@code META-INF/native/<platform>/<name>.index},
@@ -17,6 +20,8 @@ import java.util.Properties;
 public record NativeIndex(String library, String platform, String glibc, String cuda, List<String> loadOrder,
     Properties entries, String sha256) {
   static final int FORMAT = 1;
+  /** A name the loader writes into its folder as it is: no separator, no dot file, nothing unprintable. */
+  private static final Pattern FILE_NAME = Pattern.compile("[\\x21-\\x7e&&[^/\\\\.]][\\x21-\\x7e&&[^/\\\\]]*");
 
   public NativeIndex {
     loadOrder = List.copyOf(loadOrder);
@@ -32,11 +37,16 @@ public record NativeIndex(String library, String platform, String glibc, String 
     }
     String load = required(properties, "load", where);
     List<String> order = Arrays.stream(load.trim().split("\\s+")).toList();
+    Set<String> seen = new HashSet<>();
     for (String file : order) {
-      required(properties, "sha256." + file, where);
-      if (file.contains("/") || file.startsWith(".")) {
-        throw new IOException(where + " names a file outside its folder: " + file);
+      if (!FILE_NAME.matcher(file).matches()) {
+        throw new IOException(where + " lists '" + file.replaceAll("\\p{Cntrl}", "?") + "' to load, which is no plain"
+            + " file name (no '/', no leading '.', printable characters only)");
       }
+      if (!seen.add(file)) {
+        throw new IOException(where + " lists " + file + " twice to load");
+      }
+      required(properties, "sha256." + file, where);
     }
     return new NativeIndex(required(properties, "library", where), required(properties, "platform", where),
         properties.getProperty("glibc", ""), properties.getProperty("cuda", "none"), order, properties,

@@ -29,8 +29,13 @@ final class KernelJar {
 
   /** A jar with t.Ver and libver.so answering {@code version}, for {@code platform}. */
   static Path build(Path dir, int version, String platform) throws Exception {
+    return build(dir, version, platform, List.of());
+  }
+
+  /** The same, with {@code linkFlags} added to the library's link (e.g. a NEEDED and RUNPATH $ORIGIN). */
+  static Path build(Path dir, int version, String platform, List<String> linkFlags) throws Exception {
     Path work = Files.createDirectories(dir.resolve("build-" + version + "-" + platform));
-    Path library = library(work, version);
+    Path library = library(work, version, linkFlags);
     Path classes = compileVer(work);
     byte[] so = Files.readAllBytes(library);
     String index = indexText(List.of("format=1", "library=ver", "platform=" + platform, "glibc=2.17",
@@ -46,6 +51,10 @@ final class KernelJar {
   }
 
   static Path library(Path work, int version) throws Exception {
+    return library(work, version, List.of());
+  }
+
+  static Path library(Path work, int version, List<String> linkFlags) throws Exception {
     Path source = work.resolve("ver.c");
     Files.writeString(source, """
         #include <jni.h>
@@ -53,9 +62,19 @@ final class KernelJar {
         """);
     Path library = work.resolve("libver.so");
     String home = System.getProperty("java.home");
-    run(List.of("cc", "-shared", "-fPIC", "-O2", "-DVERSION=" + version, "-I" + home + "/include",
-        "-I" + home + "/include/linux", "-Wl,-soname,libver.so", source.toString(), "-o", library.toString()), Map.of());
+    List<String> command = new ArrayList<>(List.of("cc", "-shared", "-fPIC", "-O2", "-DVERSION=" + version,
+        "-I" + home + "/include", "-I" + home + "/include/linux", "-Wl,-soname,libver.so", source.toString()));
+    command.addAll(linkFlags);
+    command.addAll(List.of("-o", library.toString()));
+    run(command, Map.of());
     return library;
+  }
+
+  /** The SHA-256 of the jar's index: the name of the folder the loader extracts it into. */
+  static String indexSha256(Path jar, String platform) throws IOException {
+    try (java.util.jar.JarFile file = new java.util.jar.JarFile(jar.toFile())) {
+      return Hashes.sha256(file.getInputStream(file.getEntry("META-INF/native/" + platform + "/ver.index")));
+    }
   }
 
   private static Path compileVer(Path work) throws IOException {

@@ -99,7 +99,7 @@ class KernelLibraryTest {
         mount.resolve("cache"));
     assertTrue(refused.status() != 0, refused.output());
     assertTrue(refused.output().contains("on the noexec mount " + mount + " (tmpfs"), refused.output());
-    assertTrue(refused.output().contains("-Dkernel.native.cache=<a writable folder on a mount without noexec>"),
+    assertTrue(refused.output().contains("-Dkernel.native.cache=<a folder of your own, on a mount without noexec>"),
         refused.output());
   }
 

@@ -2,6 +2,7 @@ package io.github.kernelarchive.mojo;
 
 import io.github.kernelarchive.bundle.BundleException;
 import io.github.kernelarchive.bundle.BundleMetadata;
+import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.nativejar.NativeJarBuilder;
 import io.github.kernelarchive.nativejar.NativeJarRequest;
 import java.io.File;
@@ -60,10 +61,12 @@ public class JarMojo extends PackagingMojo {
     Path jar = Path.of(project.getBuild().getDirectory(), project.getBuild().getFinalName() + "-" + platform + ".jar");
     NativeJarBuilder.Result result;
     try {
-      result = NativeJarBuilder.build(new NativeJarRequest(file, library, platform, headers.toPath(),
+      result = NativeJarBuilder.build(new NativeJarRequest(project.getBasedir().toPath(), file, library, platform, headers.toPath(),
           metadata.exports(), metadata.cudaArchs().isEmpty() ? "none" : metadata.cudaRuntime(), jar,
           entryTime(),
           createdBy()));
+    } catch (BuildFailureException e) {
+      throw new MojoFailureException(e.getMessage(), e);
     } catch (IOException e) {
       throw new MojoExecutionException("Writing the kernel jar failed: " + e.getMessage(), e);
     }

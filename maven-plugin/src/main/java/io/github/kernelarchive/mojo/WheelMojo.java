@@ -105,7 +105,7 @@ public class WheelMojo extends PackagingMojo {
         .map(d -> new DeclaredDependency(d.library, d.distribution, d.requirement, d.folder)).toList();
     Path pythonSources = wheel.pythonSources != null ? wheel.pythonSources.toPath()
         : project.getBasedir().toPath().resolve("src/main/python");
-    return new WheelRequest(kernelOutput.resolve("lib" + library + ".so"), Path.of(project.getBuild().getDirectory()),
+    return new WheelRequest(project.getBasedir().toPath(), kernelOutput.resolve("lib" + library + ".so"), Path.of(project.getBuild().getDirectory()),
         kernelOutput.resolve("wheel"), wheel.name != null ? wheel.name : project.getArtifactId(), version,
         importPackage, PythonModule.extension(wheel, python), pythonSources, wheel.headers ? headers.toPath() : null,
         metadata, dependencies, wheel.vendored, "stub".equals(cudaRuntime(kernelOutput)), wheel.maxManylinux,

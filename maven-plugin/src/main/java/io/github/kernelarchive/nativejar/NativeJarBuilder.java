@@ -1,16 +1,18 @@
 package io.github.kernelarchive.nativejar;
 
+import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.elf.VersionFloor;
 import io.github.kernelarchive.jarfile.JarWriter;
 import io.github.kernelarchive.util.Hashing;
+import io.github.kernelarchive.util.NeededPaths;
+import io.github.kernelarchive.util.ProjectTree;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 
 /**
  * A jar that carries the library to Java: {@code META-INF/native/<platform>/} holds
@@ -30,16 +32,21 @@ public final class NativeJarBuilder {
 
   private NativeJarBuilder() {}
 
-  public static Result build(NativeJarRequest request) throws IOException {
+  public static Result build(NativeJarRequest request) throws BuildFailureException, IOException {
     ElfObject library = ElfObject.read(request.library());
     Path folder = request.library().getParent();
+    String fileName = request.library().getFileName().toString();
     List<String> loadOrder = new ArrayList<>();
     for (ElfObject.DynamicEntry entry : library.dynamicEntries()) {
-      if (entry.tag() == ElfObject.DT_NEEDED && Files.isRegularFile(folder.resolve(entry.value()))) {
-        loadOrder.add(entry.value());
+      if (entry.tag() == ElfObject.DT_NEEDED) {
+        NeededPaths.requireName(fileName, entry.value(), "jar");
+        if (Files.isRegularFile(folder.resolve(entry.value()))) {
+          loadOrder.add(entry.value());
+        }
+      } else if (entry.tag() == ElfObject.DT_RPATH || entry.tag() == ElfObject.DT_RUNPATH) {
+        requireOwnFolder(fileName, entry);
       }
     }
-    String fileName = request.library().getFileName().toString();
     loadOrder.add(fileName);
     String glibc = VersionFloor.of(library).stream().filter(f -> f.family().equals("GLIBC")).map(VersionFloor::version)
         .findFirst().orElse("");
@@ -63,16 +70,29 @@ public final class NativeJarBuilder {
     index.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));
     entries.add(JarWriter.Entry.text(base + request.name() + ".index", text.toString()));
     entries.add(JarWriter.Entry.text("META-INF/native/" + request.name() + ".platforms", request.platform() + "\n"));
-    if (request.headers() != null && Files.isDirectory(request.headers())) {
-      try (Stream<Path> walk = Files.walk(request.headers())) {
-        for (Path header : walk.filter(Files::isRegularFile).sorted().toList()) {
-          String relative = request.headers().relativize(header).toString().replace('\\', '/');
-          entries.add(JarWriter.Entry.of("META-INF/native/include/" + relative, header, false));
-        }
-      }
+    if (request.headers() != null) {
+      ProjectTree.files(request.headers(), request.project(), "META-INF/native/include/", "jar", p -> false)
+          .forEach((name, header) -> entries.add(JarWriter.Entry.of(name, header, false)));
     }
     JarWriter.write(request.jar(), entries, request.time(), request.createdBy());
     return new Result(request.jar(), loadOrder, glibc);
+  }
+
+  /**
+   * The jar's files are extracted into one folder of their own, so the only search path that
+   * reaches them is {@code $ORIGIN}; any other names a folder of the build machine (or above the
+   * extracted one), which on a user's machine may hold anything.
+   */
+  private static void requireOwnFolder(String library, ElfObject.DynamicEntry entry) throws BuildFailureException {
+    for (String folder : entry.value().split(":")) {
+      if (!folder.equals("$ORIGIN") && !folder.equals("${ORIGIN}")) {
+        throw new BuildFailureException(library + " has " + (entry.tag() == ElfObject.DT_RPATH ? "RPATH" : "RUNPATH")
+            + " entry '" + folder + "', a folder outside the jar's: on a user's machine the loader would search it"
+            + " for the libraries " + library + " needs. Link without it (a -Wl,-rpath in <linkFlags>), ship the"
+            + " library it was for beside " + library + " in the jar, or declare it as a <dependency> with"
+            + " <linkage>stub</linkage>.");
+      }
+    }
   }
 
   private static String soname(ElfObject elf, String fallback) {

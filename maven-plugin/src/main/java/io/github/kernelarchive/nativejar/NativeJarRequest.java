@@ -7,6 +7,7 @@ import java.util.List;
 /**
  * What goes into a kernel jar for Java consumers.
  *
+ * @param project the project's folder: the jar holds no header from outside it (a symbolic link out fails)
  * @param library the linked {@code lib<name>.so}; the files it NEEDs from its own folder go too
  * @param name the library's name ({@code mha})
  * @param platform the classifier ({@code linux-x86_64}): the folder under {@code META-INF/native}
@@ -15,7 +16,7 @@ import java.util.List;
  * @param cudaRuntime {@code static}, {@code shared}, {@code stub} or {@code none}
  * @param jar where to write it
  */
-public record NativeJarRequest(Path library, String name, String platform, Path headers, List<String> exports,
+public record NativeJarRequest(Path project, Path library, String name, String platform, Path headers, List<String> exports,
     String cudaRuntime, Path jar, FileTime time, String createdBy) {
   public NativeJarRequest {
     exports = List.copyOf(exports);

@@ -7,6 +7,8 @@ import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.toolchain.ProcessResult;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.util.Hashing;
+import io.github.kernelarchive.util.NeededPaths;
+import io.github.kernelarchive.util.ProjectTree;
 import io.github.kernelarchive.wheelfile.WheelEntry;
 import io.github.kernelarchive.wheelfile.WheelWriter;
 import java.io.IOException;
@@ -21,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 
 /**
  * The wheel stage: puts the linked library into its import package, matches what it needs to
@@ -55,6 +56,9 @@ public final class WheelBuilder {
     }
     ElfObject elf = parse(library);
     NeededLibraries linked = NeededLibraries.of(library, elf);
+    for (String needed : linked.needed()) {
+      NeededPaths.requireName(library.getFileName().toString(), needed, "wheel");
+    }
     String top = request.importPackage().split("/")[0];
     List<Vendored> vendored = vendor(linked, request, top + ".libs");
     List<WheelDependency> dependencies = WheelDependencies.resolve(library, elf, request.dependencies(),
@@ -87,10 +91,8 @@ public final class WheelBuilder {
     List<WheelEntry> entries = new ArrayList<>();
     entries.add(WheelEntry.file(placed, inWheel, true));
     vendored.forEach(v -> entries.add(WheelEntry.file(top + ".libs/" + v.renamed(), v.copy(), true)));
-    addTree(entries, request.pythonSources(), "");
-    if (request.headers() != null) {
-      addTree(entries, request.headers(), request.importPackage() + "/include/");
-    }
+    addTree(entries, request.pythonSources(), request.project(), "");
+    addTree(entries, request.headers(), request.project(), request.importPackage() + "/include/");
     Map<String, List<String>> extras = new TreeMap<>(request.metadata().extras());
     if (request.cudaStub()) {
       // One wheel for CUDA 12 and 13: no runtime requirement, an extra that pulls either.
@@ -212,18 +214,15 @@ public final class WheelBuilder {
     }
   }
 
-  /** Every regular file under {@code root}, sorted, at {@code prefix} + its relative path; nothing when absent. */
-  private static void addTree(List<WheelEntry> entries, Path root, String prefix) throws IOException {
-    if (root == null || !Files.isDirectory(root)) {
+  /** The project's files under {@code root} ({@link ProjectTree}'s rules), at {@code prefix} + their path; nothing when absent. */
+  private static void addTree(List<WheelEntry> entries, Path root, Path project, String prefix)
+      throws BuildFailureException, IOException {
+    if (root == null) {
       return;
     }
-    Map<String, Path> files = new TreeMap<>();
-    try (Stream<Path> walk = Files.walk(root)) {
-      walk.filter(Files::isRegularFile)
-          .filter(p -> !p.toString().contains("/__pycache__/") && !p.getFileName().toString().endsWith(".pyc"))
-          .forEach(p -> files.put(prefix + root.relativize(p).toString().replace('\\', '/'), p));
-    }
-    files.forEach((name, path) -> entries.add(WheelEntry.file(name, path, Files.isExecutable(path))));
+    ProjectTree.files(root, project, prefix, "wheel",
+        p -> p.equals("__pycache__") || p.endsWith("/__pycache__") || p.endsWith(".pyc"))
+        .forEach((name, path) -> entries.add(WheelEntry.file(name, path, Files.isExecutable(path))));
   }
 
   private static ElfObject parse(Path library) throws IOException, BuildFailureException {

@@ -8,6 +8,7 @@ import java.util.Map;
 /**
  * Everything the wheel stage takes, checked and mapped from the pom by the Mojo.
  *
+ * @param project the project's folder: the wheel holds no file from outside it (a symbolic link out fails)
  * @param library the linked library, {@code target/kernel/libmha.so}
  * @param outputDirectory where the wheel is written ({@code target})
  * @param workDirectory scratch space for the library's wheel copy ({@code target/kernel/wheel})
@@ -22,7 +23,7 @@ import java.util.Map;
  * @param maxManylinux the newest policy allowed, or null
  * @param generator {@code kernel-archive-maven-plugin 0.1.0}
  */
-public record WheelRequest(Path library, Path outputDirectory, Path workDirectory, String name, String version,
+public record WheelRequest(Path project, Path library, Path outputDirectory, Path workDirectory, String name, String version,
     String importPackage, Extension extension, Path pythonSources, Path headers, Metadata metadata,
     List<DeclaredDependency> dependencies, List<String> vendored, boolean cudaStub, String maxManylinux, FileTime time,
     String generator) {

@@ -36,42 +36,56 @@ public final class WheelVerifier {
     return entries;
   }
 
-  /** @throws IOException naming the first entry that does not match its RECORD line */
+  /**
+   * Reads each entry once, as a stream: a wheel's files may be larger than the heap.
+   *
+   * @throws IOException naming the first entry that does not match its RECORD line
+   */
   public static void verify(Path wheel, String distInfo) throws IOException {
-    Map<String, byte[]> entries = read(wheel);
     String recordName = distInfo + "/RECORD";
-    byte[] record = entries.get(recordName);
-    List<String> names = new ArrayList<>(entries.keySet());
-    if (record == null || !names.get(names.size() - 1).equals(recordName)) {
-      throw new IOException(wheel + ": " + recordName + " is missing or not the last entry");
-    }
-    Map<String, String[]> listed = new LinkedHashMap<>();
-    for (String line : new String(record, StandardCharsets.UTF_8).split("\n")) {
-      if (!line.isEmpty()) {
-        String[] fields = splitCsv(line);
-        if (fields.length != 3) {
-          throw new IOException(wheel + ": RECORD line '" + line + "' does not have three fields");
+    try (ZipFile zip = ZipFile.builder().setPath(wheel).get()) {
+      List<ZipArchiveEntry> entries = Collections.list(zip.getEntriesInPhysicalOrder());
+      if (entries.isEmpty() || !entries.get(entries.size() - 1).getName().equals(recordName)) {
+        throw new IOException(wheel + ": " + recordName + " is missing or not the last entry");
+      }
+      Map<String, String[]> listed = new LinkedHashMap<>();
+      try (InputStream in = zip.getInputStream(entries.get(entries.size() - 1))) {
+        for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+          if (!line.isEmpty()) {
+            String[] fields = splitCsv(line);
+            if (fields.length != 3) {
+              throw new IOException(wheel + ": RECORD line '" + line + "' does not have three fields");
+            }
+            listed.put(fields[0], fields);
+          }
         }
-        listed.put(fields[0], fields);
       }
-    }
-    for (Map.Entry<String, byte[]> entry : entries.entrySet()) {
-      String[] fields = listed.remove(entry.getKey());
-      if (fields == null) {
-        throw new IOException(wheel + ": " + entry.getKey() + " is not listed in RECORD");
+      for (ZipArchiveEntry entry : entries) {
+        String[] fields = listed.remove(entry.getName());
+        if (fields == null) {
+          throw new IOException(wheel + ": " + entry.getName() + " is not listed in RECORD");
+        }
+        if (entry.getName().equals(recordName)) {
+          continue;
+        }
+        MessageDigest sha256 = Hashing.sha256();
+        long size = 0;
+        byte[] buffer = new byte[1 << 16];
+        try (InputStream in = zip.getInputStream(entry)) {
+          for (int n; (n = in.read(buffer)) > 0; ) {
+            sha256.update(buffer, 0, n);
+            size += n;
+          }
+        }
+        String expected = "sha256=" + Base64.getUrlEncoder().withoutPadding().encodeToString(sha256.digest());
+        if (!fields[1].equals(expected) || !fields[2].equals(Long.toString(size))) {
+          throw new IOException(wheel + ": " + entry.getName() + " does not match its RECORD line (" + fields[1] + ","
+              + fields[2] + "; its content gives " + expected + "," + size + ")");
+        }
       }
-      if (entry.getKey().equals(recordName)) {
-        continue;
+      if (!listed.isEmpty()) {
+        throw new IOException(wheel + ": RECORD lists files the wheel does not hold: " + listed.keySet());
       }
-      MessageDigest sha256 = Hashing.sha256();
-      String expected = "sha256=" + Base64.getUrlEncoder().withoutPadding().encodeToString(sha256.digest(entry.getValue()));
-      if (!fields[1].equals(expected) || !fields[2].equals(Integer.toString(entry.getValue().length))) {
-        throw new IOException(wheel + ": " + entry.getKey() + " does not match its RECORD line (" + fields[1] + ","
-            + fields[2] + "; its content gives " + expected + "," + entry.getValue().length + ")");
-      }
-    }
-    if (!listed.isEmpty()) {
-      throw new IOException(wheel + ": RECORD lists files the wheel does not hold: " + listed.keySet());
     }
   }
 

@@ -10,7 +10,6 @@ import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
@@ -63,8 +62,7 @@ public final class WheelWriter {
         writeEntry(zip, WheelEntry.text(record, lines.toString()), dosTime);
       }
       WheelVerifier.verify(temporary, distInfo);
-      if (Files.isRegularFile(target) && Files.size(target) == Files.size(temporary)
-          && Arrays.equals(Files.readAllBytes(target), Files.readAllBytes(temporary))) {
+      if (Files.isRegularFile(target) && Files.mismatch(target, temporary) == -1) {
         return Outcome.UNCHANGED;
       }
       AtomicFiles.publish(temporary, target);

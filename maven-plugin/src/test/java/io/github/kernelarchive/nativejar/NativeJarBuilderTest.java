@@ -37,7 +37,7 @@ class NativeJarBuilderTest {
     Files.writeString(out.resolve("stray.so"), "not needed: stays out");
     Path headers = Files.createDirectories(dir.resolve("include/sub"));
     Files.writeString(headers.resolve("main.h"), "int main_value(void);\n");
-    NativeJarRequest request = new NativeJarRequest(out.resolve("libmain.so"), "main", "linux-x86_64",
+    NativeJarRequest request = new NativeJarRequest(dir, out.resolve("libmain.so"), "main", "linux-x86_64",
         dir.resolve("include"), List.of("main_*"), "none", dir.resolve("a/main.jar"),
         FileTime.fromMillis(1_700_000_000_000L), "test");
     NativeJarBuilder.Result result = NativeJarBuilder.build(request);
@@ -62,7 +62,7 @@ class NativeJarBuilderTest {
         out.resolve("libmain.so")) + "\n"), index);
 
     // The same inputs, another place: the same bytes.
-    NativeJarBuilder.build(new NativeJarRequest(request.library(), "main", "linux-x86_64", request.headers(),
+    NativeJarBuilder.build(new NativeJarRequest(dir, request.library(), "main", "linux-x86_64", request.headers(),
         request.exports(), "none", dir.resolve("b/main.jar"), request.time(), "test"));
     assertArrayEquals(Files.readAllBytes(dir.resolve("a/main.jar")), Files.readAllBytes(dir.resolve("b/main.jar")));
 
@@ -104,7 +104,7 @@ class NativeJarBuilderTest {
     for (String[] platform : new String[][] {{"linux-x86_64", "cc"}, {"linux-aarch64", "aarch64-linux-gnu-gcc"}}) {
       Path out = Files.createDirectories(dir.resolve(platform[0]));
       run(dir, platform[1], "-shared", "-fPIC", "-Wl,-soname,libm1.so", "m.c", "-o", out.resolve("libm1.so").toString());
-      jars.add(NativeJarBuilder.build(new NativeJarRequest(out.resolve("libm1.so"), "m1", platform[0], headers,
+      jars.add(NativeJarBuilder.build(new NativeJarRequest(dir, out.resolve("libm1.so"), "m1", platform[0], headers,
           List.of("m_*"), "none", dir.resolve(platform[0] + ".jar"), FileTime.fromMillis(0), "test")).jar());
     }
     Path merged = dir.resolve("merged.jar");

@@ -31,7 +31,7 @@ class WheelBuilderTest {
     Path library = NativeLibraries.build(dir.resolve("target/kernel"), "libk.so",
         "int vendor(void);\nint k(int x) { return vendor() + x; }\n",
         "-L" + vendor.getParent(), "-l:libvendor.so.1", "-Wl,-rpath," + vendor.getParent());
-    WheelRequest request = new WheelRequest(library, dir.resolve("target"), dir.resolve("target/kernel/wheel"), "k",
+    WheelRequest request = new WheelRequest(dir, library, dir.resolve("target"), dir.resolve("target/kernel/wheel"), "k",
         "1.0", "k", null, dir.resolve("src/main/python"), null,
         new WheelRequest.Metadata(null, null, List.of(), null, List.of(), Map.of()), List.of(),
         List.of("libvendor.so.1"), false, null, FileTime.fromMillis(0), "test");

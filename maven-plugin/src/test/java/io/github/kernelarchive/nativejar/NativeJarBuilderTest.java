@@ -2,8 +2,11 @@ package io.github.kernelarchive.nativejar;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.pipeline.Installed;
 import io.github.kernelarchive.runtime.KernelLibrary;
 import io.github.kernelarchive.scan.Language;
@@ -138,6 +141,34 @@ class NativeJarBuilderTest {
         () -> NativeJarMerger.merge(List.of(jars.get(0), jars.get(0)), "m1", dir.resolve("x.jar"), FileTime.fromMillis(0),
             "test"));
     assertTrue(twice.getMessage().contains("Two jars hold libm1.so for linux-x86_64"), twice.getMessage());
+  }
+
+  @Test
+  void aLibraryNeededByItsPathOrAFolderOfThisMachineIsRefused(@TempDir Path dir) throws Exception {
+    Installed.assumeCompiler(Language.C);
+    Path out = Files.createDirectories(dir.resolve("kernel"));
+    Path abs = Files.createDirectories(dir.resolve("abs/path"));
+    Files.writeString(dir.resolve("noso.c"), "int noso(void) { return 1; }\n");
+    Files.writeString(dir.resolve("main.c"), "int noso(void);\nint main_value(void) { return noso(); }\n");
+    cc(dir, "-shared", "-fPIC", "noso.c", "-o", abs.resolve("libnoso.so").toString()); // no SONAME
+    cc(dir, "-shared", "-fPIC", "-Wl,-soname,libmain.so", "main.c", abs.resolve("libnoso.so").toString(),
+        "-o", out.resolve("libmain.so").toString());
+    NativeJarRequest request = new NativeJarRequest(dir, out.resolve("libmain.so"), "main", "linux-x86_64", null,
+        List.of("main_*"), "none", dir.resolve("main.jar"), FileTime.fromMillis(0), "test");
+    BuildFailureException needed = assertThrows(BuildFailureException.class, () -> NativeJarBuilder.build(request));
+    assertEquals("libmain.so NEEDs " + abs.resolve("libnoso.so") + " by its path: that library has no SONAME, so the"
+        + " link recorded where it lies on this machine, and a jar cannot ship a path of this machine. Give it a SONAME"
+        + " (link it with -Wl,-soname,<name>), vendor it (copy it beside libmain.so and link it by name), or declare it"
+        + " as a <dependency>.", needed.getMessage());
+    assertFalse(Files.exists(dir.resolve("main.jar")), "no jar written");
+
+    cc(dir, "-shared", "-fPIC", "-Wl,-soname,libnoso.so", "noso.c", "-o", abs.resolve("libnoso.so").toString());
+    cc(dir, "-shared", "-fPIC", "-Wl,-soname,libmain.so", "main.c", "-L" + abs, "-lnoso", "-Wl,-rpath,$ORIGIN:" + abs,
+        "-o", out.resolve("libmain.so").toString());
+    BuildFailureException rpath = assertThrows(BuildFailureException.class, () -> NativeJarBuilder.build(request));
+    assertTrue(rpath.getMessage().startsWith("libmain.so has RUNPATH entry '" + abs + "', a folder outside the jar's:"),
+        rpath.getMessage());
+    assertFalse(Files.exists(dir.resolve("main.jar")), "no jar written");
   }
 
   private static void cc(Path dir, String... arguments) throws Exception {

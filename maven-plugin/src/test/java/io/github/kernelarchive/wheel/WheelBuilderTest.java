@@ -60,4 +60,25 @@ class WheelBuilderTest {
     // The build tree's library is untouched: it still reaches the original by its absolute RPATH.
     assertTrue(NativeLibraries.parse(library).dynamicEntries().stream().anyMatch(e -> e.value().equals("libvendor.so.1")));
   }
+
+  @Test
+  void aLibraryNeededByItsPathIsRefused() throws Exception {
+    Installed.assumeCompiler(Language.C);
+    Path abs = Files.createDirectories(dir.resolve("abs/path"));
+    Files.writeString(abs.resolve("noso.c"), "int noso(void) { return 1; }\n");
+    Commands.run(List.of("cc", "-shared", "-fPIC", "noso.c", "-o", "libnoso.so"), abs); // no SONAME
+    Path library = NativeLibraries.build(dir.resolve("target/kernel"), "libk.so", "int noso(void);\nint k(void) {"
+        + " return noso(); }\n", abs.resolve("libnoso.so").toString());
+    WheelRequest request = new WheelRequest(dir, library, dir.resolve("target"), dir.resolve("target/kernel/wheel"), "k",
+        "1.0", "k", null, dir.resolve("src/main/python"), null,
+        new WheelRequest.Metadata(null, null, List.of(), null, List.of(), Map.of()), List.of(), List.of(), false, null,
+        FileTime.fromMillis(0), "test");
+    io.github.kernelarchive.common.BuildFailureException e = org.junit.jupiter.api.Assertions.assertThrows(
+        io.github.kernelarchive.common.BuildFailureException.class,
+        () -> new WheelBuilder(new ProcessRunner(Map.of())).build(request));
+    assertTrue(e.getMessage().startsWith("libk.so NEEDs " + abs.resolve("libnoso.so") + " by its path: that library"
+        + " has no SONAME"), e.getMessage());
+    assertFalse(Files.exists(dir.resolve("target")) && Files.list(dir.resolve("target")).anyMatch(p ->
+        p.toString().endsWith(".whl")), "no wheel written");
+  }
 }

@@ -1,13 +1,14 @@
 package io.github.kernelarchive.bundle;
 
 import io.github.kernelarchive.common.BuildFailureException;
+import io.github.kernelarchive.util.ProjectTree;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
+import java.util.Map;
 
 /**
  * Packs what a build left in {@code target/kernel} into the two files a kernel library is
@@ -20,11 +21,12 @@ public final class BundlePackager {
   private BundlePackager() {}
 
   /**
+   * @param project the project's folder: no header from outside it is packed (a symbolic link out fails)
    * @param headers the public headers' folder; may be missing (a library without headers)
    * @param time every entry's modification time
    */
-  public static BundleMetadata pack(Path outputDirectory, Path headers, Path platformBundle, Path mainArtifact,
-      FileTime time) throws IOException, BuildFailureException {
+  public static BundleMetadata pack(Path project, Path outputDirectory, Path headers, Path platformBundle,
+      Path mainArtifact, FileTime time) throws IOException, BuildFailureException {
     Path metadataFile = outputDirectory.resolve(BundleMetadata.FILE);
     if (!Files.isRegularFile(metadataFile)) {
       throw new BuildFailureException(metadataFile + " is missing: the bundle is made from what the build goal"
@@ -39,13 +41,9 @@ public final class BundlePackager {
     }
     List<BundleWriter.Entry> common = new ArrayList<>();
     common.add(BundleWriter.Entry.bytes(BundleMetadata.FILE, metadataBytes));
-    if (Files.isDirectory(headers)) {
-      try (Stream<Path> files = Files.walk(headers)) {
-        for (Path header : (Iterable<Path>) files.filter(Files::isRegularFile).sorted()::iterator) {
-          common.add(BundleWriter.Entry.file("include/" + headers.relativize(header).toString().replace('\\', '/'),
-              header));
-        }
-      }
+    for (Map.Entry<String, Path> header : ProjectTree.files(headers, project, "include/", "kernel bundle", p -> false)
+        .entrySet()) {
+      common.add(BundleWriter.Entry.file(header.getKey(), header.getValue()));
     }
     List<BundleWriter.Entry> platform = new ArrayList<>(common);
     List<String> libraries = new ArrayList<>(metadata.archives());

@@ -32,7 +32,7 @@ public class BundleMojo extends PackagingMojo {
     boolean kernelPackaging = "kernel".equals(project.getPackaging());
     Path main = kernelPackaging ? target.resolve(name + ".kernel") : null;
     try {
-      BundlePackager.pack(outputDirectory.toPath(), headers.toPath(), platformBundle, main,
+      BundlePackager.pack(project.getBasedir().toPath(), outputDirectory.toPath(), headers.toPath(), platformBundle, main,
           entryTime());
     } catch (BuildFailureException e) {
       throw new MojoFailureException(e.getMessage(), e);

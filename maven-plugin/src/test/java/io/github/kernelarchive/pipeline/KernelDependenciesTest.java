@@ -46,7 +46,7 @@ class KernelDependenciesTest {
         .host(project.resolve("host")).archive("pk", project.resolve("kernels")).includeDirectories(project.resolve("include"))
         .exports("p_*").jobs(2).build());
     Path bundle = project.resolve("target/p-1.0-linux.kernel");
-    BundlePackager.pack(project.resolve("target/kernel"), project.resolve("include"), bundle,
+    BundlePackager.pack(project, project.resolve("target/kernel"), project.resolve("include"), bundle,
         project.resolve("target/p-1.0.kernel"), TIME);
     return bundle;
   }

@@ -20,9 +20,11 @@ import java.util.function.Consumer;
  * {@code KernelLibrary.load("mha")}. The jar holds {@code META-INF/native/<platform>/} with the
  * library, the files it needs, and an index ({@link NativeIndex}); this finds this platform's,
  * extracts it into {@code $XDG_CACHE_HOME/kernel-archive/native/<sha256>/} (content-addressed,
- * renamed into place under a file lock, checked by hash before reuse; {@code java.io.tmpdir} when
- * the cache cannot be written or is mounted noexec), loads the files in their order and turns the
- * loader's errors into what to do.
+ * renamed into place under a file lock, reused only when it holds exactly the indexed files with
+ * their hashes; only into folders no other user can write, see {@link Extraction}; a folder of this
+ * user's in {@code java.io.tmpdir} when the cache cannot serve), loads the files in their order and
+ * turns the loader's errors into what to do. Every failure is an {@link UnsatisfiedLinkError} with
+ * its cause.
  *
  * <p>Overrides: {@code -Dkernel.native.dir=<folder>} takes the files from a folder extracted in
  * advance, as they are; {@code -Dkernel.native.<name>.path=<file>} loads that file for library

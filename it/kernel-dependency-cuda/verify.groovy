@@ -7,7 +7,7 @@ assert dlink != null && dlink.contains('3 input(s)'): run
 def lib = new File(basedir, 'app/target/kernel/libapp.so')
 def exported = check.sh(['nm', '-D', '--defined-only', lib.path], basedir).readLines()*.tokenize(' ')
     .findAll { it[-2] != 'A' }.collect { it.last() }
-assert exported == ['app_run@@APP_1.0']: exported
+assert exported == ['app_run@@APP_1']: exported
 // The device code of both is in app's library, registered privately.
 def all = check.sh(['nm', lib.path], basedir)
 assert (all =~ /__cudaRegisterLinkedBinary_\w+_twice_cu/).find(): 'dev-lib device code linked in'

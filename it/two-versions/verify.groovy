@@ -21,10 +21,10 @@ def kvpp1 = lib('kvpp-1', 'kvpp'), kvpp2 = lib('kvpp-2', 'kvpp')
 assert load(kvpp1, '_ZN4kvpp6reportEv', kvpp2, '_ZN4kvpp6reportEv') == '_ZN4kvpp6reportEv=110 _ZN4kvpp6reportEv=220'
 assert load(kvpp2, '_ZN4kvpp6reportEv', kvpp1, '_ZN4kvpp6reportEv') == '_ZN4kvpp6reportEv=220 _ZN4kvpp6reportEv=110'
 
-// Each export carries its build's version node (default <LIBRARY>_<project version>), listed in audit.txt.
+// Each export carries its ABI's version node (default <LIBRARY>_<major version>), listed in audit.txt.
 def audit = new File(basedir, 'kv-2/target/kernel/audit.txt').text
-assert audit.contains('exports 2\n  kv_report@@KV_2.0\n  kv_version@@KV_2.0\n'): audit
-assert new File(basedir, 'kvpp-1/target/kernel/audit.txt').text.contains('  _ZN4kvpp6reportEv@@KVPP_1.0\n')
+assert audit.contains('exports 2\n  kv_report@@KV_2\n  kv_version@@KV_2\n'): audit
+assert new File(basedir, 'kvpp-1/target/kernel/audit.txt').text.contains('  _ZN4kvpp6reportEv@@KVPP_1\n')
 def dynamic = check.sh(['readelf', '--dyn-syms', '--wide', fw], basedir)
 assert dynamic.contains('kv_report@@KV_1.0'): 'kernel.symbolVersion overrides the node'
 
@@ -37,7 +37,7 @@ assert check.sh([app2, kv1], basedir).trim() == 'linked=220 other=110'
 assert check.sh([app1, kv2], basedir).trim() == 'linked=110 other=220'
 
 // A framework that bundles kv 1.0 under its own name, loaded ahead of everything (LD_PRELOAD): the
-// program linked against kv 2.0 binds kv_report@KV_2.0 past the framework's kv_report@KV_1.0.
+// program linked against kv 2.0 binds kv_report@KV_2 past the framework's kv_report@KV_1.0.
 assert check.sh([app2], basedir, [LD_PRELOAD: fw]).trim() == 'linked=220'
 // ... and so does a plugin linked against kv 2.0 that a host loads after the framework (RTLD_GLOBAL).
 def extension = new File(basedir, 'target/libextension.so').path
@@ -51,7 +51,7 @@ def preloaded = new ProcessBuilder([app2]).directory(basedir).redirectErrorStrea
 preloaded.environment().put('LD_PRELOAD', kv1)
 def process = preloaded.start()
 def output = process.inputStream.getText('UTF-8')
-assert process.waitFor() != 0 && output.contains("version `KV_2.0' not found"): output
+assert process.waitFor() != 0 && output.contains("version `KV_2' not found"): output
 
 // Two programs, each linked against one build, run side by side.
 def side = [app1, app2].collect { new ProcessBuilder([it]).redirectErrorStream(true).start() }

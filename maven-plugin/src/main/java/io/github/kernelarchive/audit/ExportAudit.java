@@ -98,6 +98,14 @@ public final class ExportAudit {
     Report report = new Report(soname, buildId, needed, rpaths, exports, versioned, VersionFloor.of(elf));
 
     List<String> problems = new ArrayList<>();
+    if (elf.hasDynamicTag(ElfObject.DT_RELR)
+        && elf.versionNeeds().stream().noneMatch(n -> n.version().equals("GLIBC_ABI_DT_RELR"))) {
+      // mold 1.10 writes packed relocations without the version need: glibc 2.36+ then refuses the
+      // library ("DT_RELR without GLIBC_ABI_DT_RELR dependency"), and older ones skip the relocations.
+      problems.add("packed relative relocations (DT_RELR) without a need of GLIBC_ABI_DT_RELR: no glibc loads that"
+          + " right (2.36 and later refuse it, older ones skip the relocations). Remove -z pack-relative-relocs from"
+          + " the link flags, or link with kernel.linker=bfd, which adds the need");
+    }
     if (!patterns.isEmpty()) {
       List<Pattern> compiled = patterns.stream().map(ExportAudit::glob).toList();
       List<String> leaks = exports.stream().filter(name -> compiled.stream().noneMatch(p -> p.matcher(name).matches())).toList();
@@ -166,7 +174,7 @@ public final class ExportAudit {
             + " installed: use $ORIGIN-relative paths in <linkFlags>");
       }
     }
-    writeReport(reportFile, library, report, problems);
+    writeReport(reportFile, library, report, patterns, problems);
     if (!problems.isEmpty()) {
       throw new BuildFailureException("Audit of " + library.getFileName() + " failed (" + problems.size()
           + " problem(s); report in " + reportFile + "):\n  " + String.join("\n  ", problems));
@@ -204,7 +212,8 @@ public final class ExportAudit {
   }
 
   /** The report, with the problems first when there are any (then the library was not published). */
-  private static void writeReport(Path file, Path library, Report report, List<String> problems) throws IOException {
+  private static void writeReport(Path file, Path library, Report report, List<String> patterns, List<String> problems)
+      throws IOException {
     StringBuilder text = new StringBuilder("library ").append(library).append('\n');
     if (!problems.isEmpty()) {
       text.append("FAILED, not published: ").append(problems.size()).append(" problem(s)\n");
@@ -217,6 +226,9 @@ public final class ExportAudit {
     report.needed().forEach(n -> text.append("NEEDED ").append(n).append('\n'));
     report.rpaths().forEach(r -> text.append(r).append('\n'));
     report.floor().forEach(f -> text.append("floor ").append(f.describe(Integer.MAX_VALUE)).append('\n'));
+    text.append("export patterns ").append(patterns.isEmpty()
+        ? "none: every visible symbol of the host sources is exported, archive members stay private"
+        : String.join(" ", patterns)).append('\n');
     text.append("exports ").append(report.exports().size()).append('\n');
     report.versionedExports().forEach(e -> text.append("  ").append(e).append('\n'));
     AtomicFiles.writeIfChanged(file, text.toString().getBytes(StandardCharsets.UTF_8));

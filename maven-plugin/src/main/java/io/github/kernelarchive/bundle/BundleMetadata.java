@@ -27,10 +27,11 @@ import java.util.TreeMap;
  * @param needed the shared library's NEEDED entries: what a consumer's process must be able to load
  * @param linkFlags flags a consumer's link needs ({@code -l} and {@code -L} of the producer's own
  *     {@code <linkFlags>} and native dependencies)
+ * @param glibc the glibc the library was held to ({@code kernel.glibc}, {@code 2.17}); empty without one
  */
 public record BundleMetadata(int format, String platform, String library, String soname, String symbolVersion,
     List<String> exports, List<String> archives, String cudaArchs, boolean relocatableDeviceCode, String cudaRuntime,
-    List<String> needed, List<String> linkFlags) {
+    List<String> needed, List<String> linkFlags, String glibc) {
   public static final int FORMAT = 1;
   public static final String FILE = "kernel.properties";
 
@@ -59,6 +60,9 @@ public record BundleMetadata(int format, String platform, String library, String
     putList(properties, "archives", archives);
     putList(properties, "needed", needed);
     putList(properties, "linkFlags", linkFlags);
+    if (!glibc.isEmpty()) {
+      properties.put("glibc", glibc);
+    }
     List<String> lines = new ArrayList<>();
     properties.forEach((key, value) -> lines.add(escape(key, true) + "=" + escape(value, false)));
     lines.sort(null);
@@ -114,7 +118,8 @@ public record BundleMetadata(int format, String platform, String library, String
         required(properties, "soname", where), required(properties, "symbolVersion", where),
         list(properties, "exports"), list(properties, "archives"), properties.getProperty("cuda.archs", ""),
         Boolean.parseBoolean(properties.getProperty("cuda.relocatableDeviceCode", "false")),
-        properties.getProperty("cuda.runtime", "static"), list(properties, "needed"), list(properties, "linkFlags"));
+        properties.getProperty("cuda.runtime", "static"), list(properties, "needed"), list(properties, "linkFlags"),
+        properties.getProperty("glibc", ""));
   }
 
   private static void putList(Map<String, String> properties, String key, List<String> values) {

@@ -9,11 +9,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The parts of an ELF file the build checks: class, type, machine, and the symbols that link
@@ -40,6 +42,8 @@ public final class ElfObject {
   public static final long DT_SONAME = 14;
   public static final long DT_RPATH = 15;
   public static final long DT_RUNPATH = 29;
+  /** Packed relative relocations: glibc's loader reads them from 2.36 on, and only with GLIBC_ABI_DT_RELR needed. */
+  public static final long DT_RELR = 36;
   private static final Map<Integer, String> MACHINE_NAMES = Map.of(
       EM_X86_64, "x86-64", EM_AARCH64, "aarch64", EM_PPC64, "ppc64", 3, "i386", 40, "arm", 243, "riscv");
 
@@ -61,15 +65,22 @@ public final class ElfObject {
   private final List<ElfSymbol> dynamicSymbols;
   private final List<DynamicEntry> dynamicEntries;
   private final List<VersionNeed> versionNeeds;
+  private final Set<Long> dynamicTags;
 
   private ElfObject(int type, int machine, List<ElfSymbol> symbols, List<ElfSymbol> dynamicSymbols,
-      List<DynamicEntry> dynamicEntries, List<VersionNeed> versionNeeds) {
+      List<DynamicEntry> dynamicEntries, List<VersionNeed> versionNeeds, Set<Long> dynamicTags) {
     this.type = type;
     this.machine = machine;
     this.symbols = symbols;
     this.dynamicSymbols = dynamicSymbols;
     this.dynamicEntries = dynamicEntries;
     this.versionNeeds = versionNeeds;
+    this.dynamicTags = dynamicTags;
+  }
+
+  /** Whether the dynamic section has an entry with {@code tag}, whatever its value ({@link #DT_RELR}, say). */
+  public boolean hasDynamicTag(long tag) {
+    return dynamicTags.contains(tag);
   }
 
   /** The versions this linked file requires of the libraries it needs, in file order; empty for objects. */
@@ -169,6 +180,7 @@ public final class ElfObject {
     List<ElfSymbol> symbols = new ArrayList<>();
     List<ElfSymbol> dynamicSymbols = new ArrayList<>();
     List<DynamicEntry> dynamicEntries = new ArrayList<>();
+    Set<Long> dynamicTags = new HashSet<>();
     Map<Integer, NeedBuilder> needs = versionNeeds(elf, sectionHeaders, entrySize, count);
     for (int i = 0; i < count; i++) {
       int header = (int) (sectionHeaders + (long) i * entrySize);
@@ -181,6 +193,7 @@ public final class ElfObject {
         Section table = section(elf, header);
         for (long at = table.offset; at + 16 <= table.offset + table.size; at += 16) {
           long tag = elf.getLong((int) at);
+          dynamicTags.add(tag);
           if (tag == DT_NEEDED || tag == DT_SONAME || tag == DT_RPATH || tag == DT_RUNPATH) {
             dynamicEntries.add(new DynamicEntry(tag, string(elf, strings, elf.getLong((int) at + 8))));
           }
@@ -199,7 +212,7 @@ public final class ElfObject {
       versionNeeds.add(new VersionNeed(need.library, need.version, List.copyOf(need.symbols)));
     }
     return new ElfObject(type, machine, List.copyOf(symbols), List.copyOf(dynamicSymbols), List.copyOf(dynamicEntries),
-        List.copyOf(versionNeeds));
+        List.copyOf(versionNeeds), Set.copyOf(dynamicTags));
   }
 
   /**
@@ -223,7 +236,7 @@ public final class ElfObject {
             Map.of(), symbols);
       }
     }
-    return new ElfObject(ET_REL, machine, List.copyOf(symbols), List.of(), List.of(), List.of());
+    return new ElfObject(ET_REL, machine, List.copyOf(symbols), List.of(), List.of(), List.of(), Set.of());
   }
 
   /** The string table the section at {@code header} links to. */

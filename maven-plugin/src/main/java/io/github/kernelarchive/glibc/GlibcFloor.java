@@ -155,10 +155,13 @@ public final class GlibcFloor {
   /** Fails when {@code linked} still needs a glibc version above the target, naming the imports. */
   public void verify(Path linked, String name) throws IOException, BuildFailureException {
     ElfObject elf = ElfObject.read(linked);
-    // Not a symbol version but a loader feature (packed relative relocations, glibc 2.36).
-    if (elf.versionNeeds().stream().anyMatch(n -> n.version().equals("GLIBC_ABI_DT_RELR"))) {
-      throw new BuildFailureException(name + " needs GLIBC_ABI_DT_RELR (packed relocations, glibc 2.36), which "
-          + target + " lacks: remove -z pack-relative-relocs from the link flags.");
+    // Not a symbol version but a loader feature (packed relative relocations, glibc 2.36). Asked by
+    // the tag itself: bfd adds the version need, mold 1.10 writes DT_RELR without it.
+    if (elf.hasDynamicTag(ElfObject.DT_RELR)
+        || elf.versionNeeds().stream().anyMatch(n -> n.version().equals("GLIBC_ABI_DT_RELR"))) {
+      throw new BuildFailureException(name + " has packed relative relocations (DT_RELR, GLIBC_ABI_DT_RELR), which"
+          + " glibc's loader reads only from 2.36 on, and " + target + " is older: remove -z pack-relative-relocs"
+          + " from the link flags.");
     }
     for (VersionFloor floor : VersionFloor.of(elf)) {
       if (floor.family().equals("GLIBC") && !target.admits(floor.version())) {

@@ -1,6 +1,7 @@
 package io.github.kernelarchive.jarfile;
 
 import io.github.kernelarchive.util.AtomicFiles;
+import io.github.kernelarchive.util.ZipTime;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,9 +18,10 @@ import org.apache.commons.compress.archivers.zip.ZipArchiveOutputStream;
 
 /**
  * Writes a jar whose bytes depend only on its entries and one time: the manifest first (as
- * {@code java.util.jar} expects), then the entries sorted by name, each with that time and mode
- * 0644 (0755 for shared libraries). Through Commons Compress, as the plugin's other archives;
- * written under a temporary name and renamed, so a failed write leaves no jar a consumer picks up.
+ * {@code java.util.jar} expects), then the entries sorted by name, each with that time (the same
+ * bytes in any time zone, {@link ZipTime}) and mode 0644 (0755 for shared libraries). Through
+ * Commons Compress, as the plugin's other archives; written under a temporary name and renamed, so
+ * a failed write leaves no jar a consumer picks up.
  */
 public final class JarWriter {
   /** Where an entry's bytes come from, opened when it is written (a file, another jar's entry). */
@@ -59,7 +61,7 @@ public final class JarWriter {
         zip.setLevel(Deflater.BEST_COMPRESSION);
         for (Entry entry : sorted) {
           ZipArchiveEntry zipEntry = new ZipArchiveEntry(entry.name());
-          zipEntry.setLastModifiedTime(time);
+          zipEntry.setTime(ZipTime.dosTime(time));
           zipEntry.setUnixMode((entry.executable() ? 0755 : 0644) | 0100000);
           zip.putArchiveEntry(zipEntry);
           try (InputStream in = entry.source().open()) {

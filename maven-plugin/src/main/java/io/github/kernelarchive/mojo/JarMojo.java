@@ -62,7 +62,7 @@ public class JarMojo extends PackagingMojo {
     NativeJarBuilder.Result result;
     try {
       result = NativeJarBuilder.build(new NativeJarRequest(project.getBasedir().toPath(), file, library, platform, headers.toPath(),
-          metadata.exports(), metadata.cudaArchs().isEmpty() ? "none" : metadata.cudaRuntime(), jar,
+          metadata.exports(), metadata.cudaArchs().isEmpty() ? "none" : metadata.cudaRuntime(), metadata.glibc(), jar,
           entryTime(),
           createdBy()));
     } catch (BuildFailureException e) {

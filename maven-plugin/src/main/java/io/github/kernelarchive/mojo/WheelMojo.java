@@ -6,6 +6,7 @@ import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.wheel.DeclaredDependency;
+import io.github.kernelarchive.wheel.PlatformTag;
 import io.github.kernelarchive.wheel.PythonVersion;
 import io.github.kernelarchive.wheel.WheelBuilder;
 import io.github.kernelarchive.wheel.WheelDependency;
@@ -67,11 +68,16 @@ public class WheelMojo extends PackagingMojo {
     }
     getLog().info("Wheel: " + result.wheel().getFileName()
         + (result.outcome() == WheelWriter.Outcome.UNCHANGED ? " (unchanged)" : ""));
-    if (result.platform().highest().isEmpty()) {
-      getLog().info("  tag " + String.join(".", result.platform().tags()) + ": no symbol version of a system library needed");
+    PlatformTag.Result platform = result.platform();
+    if (platform.highest().isEmpty() && platform.blacklisted().isEmpty() && platform.floor() == null) {
+      getLog().info("  tag " + String.join(".", platform.tags()) + ": no symbol version of a system library needed");
     } else {
-      getLog().info("  tag " + String.join(".", result.platform().tags()) + ", set by:");
-      result.platform().highest().values().forEach(r -> getLog().info("    " + r.describe()));
+      getLog().info("  tag " + String.join(".", platform.tags()) + ", set by:");
+      if (platform.floor() != null) {
+        getLog().info("    kernel.glibc " + platform.floor() + ": the library was checked against that glibc, no older");
+      }
+      platform.highest().values().forEach(r -> getLog().info("    " + r.describe()));
+      platform.blacklisted().forEach(b -> getLog().info("    " + b));
     }
     for (WheelDependency d : result.dependencies()) {
       getLog().info("  requires " + d.requiresDist() + " for " + d.library() + " (RPATH into " + d.folder() + "; "
@@ -91,6 +97,7 @@ public class WheelMojo extends PackagingMojo {
       throw new MojoFailureException(e.getMessage(), e);
     }
     Path kernelOutput = outputDirectory.toPath();
+    BundleMetadata built = metadata(kernelOutput);
     String importPackage = wheel.importPackage() != null ? wheel.importPackage() : library;
     Map<String, List<String>> extras = new LinkedHashMap<>();
     for (WheelConfig.ExtraConfig extra : wheel.extras) {
@@ -108,16 +115,17 @@ public class WheelMojo extends PackagingMojo {
     return new WheelRequest(project.getBasedir().toPath(), kernelOutput.resolve("lib" + library + ".so"), Path.of(project.getBuild().getDirectory()),
         kernelOutput.resolve("wheel"), wheel.name != null ? wheel.name : project.getArtifactId(), version,
         importPackage, PythonModule.extension(wheel, python), pythonSources, wheel.headers ? headers.toPath() : null,
-        metadata, dependencies, wheel.vendored, "stub".equals(cudaRuntime(kernelOutput)), wheel.maxManylinux,
+        metadata, dependencies, wheel.vendored, built != null && "stub".equals(built.cudaRuntime()), wheel.maxManylinux,
+        built == null || built.glibc().isEmpty() ? null : built.glibc(),
         entryTime(),
         createdBy());
   }
 
-  /** How the build reached the CUDA runtime, from the metadata it left beside the library; empty when unknown. */
-  private static String cudaRuntime(Path kernelOutput) throws MojoFailureException {
+  /** What the build goal left beside the library ({@code kernel.properties}); null when it left none. */
+  private static BundleMetadata metadata(Path kernelOutput) throws MojoFailureException {
     Path file = kernelOutput.resolve(BundleMetadata.FILE);
     try {
-      return Files.isRegularFile(file) ? BundleMetadata.parse(Files.readAllBytes(file), file.toString()).cudaRuntime() : "";
+      return Files.isRegularFile(file) ? BundleMetadata.parse(Files.readAllBytes(file), file.toString()) : null;
     } catch (BundleException | IOException e) {
       throw new MojoFailureException(file + " cannot be read (" + e.getMessage() + "): run the build goal again.", e);
     }

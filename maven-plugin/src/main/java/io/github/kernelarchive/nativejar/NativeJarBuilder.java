@@ -50,6 +50,10 @@ public final class NativeJarBuilder {
     loadOrder.add(fileName);
     String glibc = VersionFloor.of(library).stream().filter(f -> f.family().equals("GLIBC")).map(VersionFloor::version)
         .findFirst().orElse("");
+    if (!request.glibcTarget().isEmpty() && VersionFloor.VERSION_ORDER.compare(glibc.isEmpty() ? "0" : glibc,
+        request.glibcTarget()) < 0) {
+      glibc = request.glibcTarget(); // checked against the target, not against anything older
+    }
     String base = "META-INF/native/" + request.platform() + "/";
     TreeMap<String, String> index = new TreeMap<>();
     index.put("format", String.valueOf(INDEX_FORMAT));

@@ -14,10 +14,11 @@ import java.util.List;
  * @param headers the public headers, carried for the Java bindings generator; null for none
  * @param exports the export patterns (the bindings cover what they match)
  * @param cudaRuntime {@code static}, {@code shared}, {@code stub} or {@code none}
+ * @param glibcTarget the glibc the library was held to ({@code kernel.glibc}); empty without one
  * @param jar where to write it
  */
 public record NativeJarRequest(Path project, Path library, String name, String platform, Path headers, List<String> exports,
-    String cudaRuntime, Path jar, FileTime time, String createdBy) {
+    String cudaRuntime, String glibcTarget, Path jar, FileTime time, String createdBy) {
   public NativeJarRequest {
     exports = List.copyOf(exports);
   }

@@ -21,9 +21,11 @@ import java.util.List;
  * @param linkMillis the link; {@code besideArchiveMillis} of it ran while archives were still being written
  * @param totalMillis the whole build, from the plugin's start: Maven's own start-up is not in it
  * @param floor the newest glibc, libstdc++ and libgcc versions the library needs; empty without a library
+ * @param glibcTarget the glibc the library was held to ({@code kernel.glibc}), or null: the floor it states
  */
 public record BuildSummary(int compiled, int objectsFromCache, int upToDate, int skipped, int servedByArchives,
     int archivesBuilt, int archivesFromCache, int archivesUpToDate, int batchesRun,
     Path library, boolean relinked, String linker, int exports, List<Path> archiveLibraries,
     long scanMillis, long planMillis, long compileMillis, long archiveMillis, long linkMillis,
-    long besideArchiveMillis, long totalMillis, BuildCache.Stats cache, List<VersionFloor> floor) {}
+    long besideArchiveMillis, long totalMillis, BuildCache.Stats cache, List<VersionFloor> floor,
+    String glibcTarget) {}

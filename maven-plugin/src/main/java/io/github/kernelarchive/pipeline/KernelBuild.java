@@ -202,7 +202,8 @@ public final class KernelBuild {
         linked.archiveLibraries(),
         scanned.millis(), compiled.planMillis() + plan.millis(), compiled.compileMillis(), linked.archiveMillis(),
         linked.millis(), linked.besideArchiveMillis(), millisSince(start),
-        plan.cache() == null ? null : plan.cache().stats(), floor(library, linked.audit()));
+        plan.cache() == null ? null : plan.cache().stats(), floor(library, linked.audit()),
+        library == null || request.link().glibc() == null ? null : request.link().glibc().version());
     logSummary(summary);
     return summary;
   }
@@ -504,7 +505,8 @@ public final class KernelBuild {
     BundleMetadata metadata = new BundleMetadata(BundleMetadata.FORMAT, request.project().platform(), library,
         audit.soname(), request.link().symbolVersion(), request.link().exports(), archives,
         cuda ? request.compile().cudaArchs() : "", cuda && request.compile().relocatableDeviceCode(),
-        request.link().cudaRuntime().name().toLowerCase(java.util.Locale.ROOT), audit.needed(), downstream);
+        request.link().cudaRuntime().name().toLowerCase(java.util.Locale.ROOT), audit.needed(), downstream,
+        request.link().glibc() == null ? "" : request.link().glibc().version());
     AtomicFiles.writeIfChanged(output.resolve(BundleMetadata.FILE), metadata.toBytes());
   }
 
@@ -543,8 +545,14 @@ public final class KernelBuild {
     log.info("  library   " + (s.library() == null ? "none" : s.library()
         + (s.relinked() ? " (linked with " + s.linker() + ")" : " (up to date)")
         + ", " + s.exports() + " exported symbols (audit.txt)"));
-    if (!s.floor().isEmpty()) {
-      log.info("  floor     " + String.join("; ", s.floor().stream().map(f -> f.describe(3)).toList()));
+    List<String> floor = new ArrayList<>(s.floor().stream().map(f -> f.describe(3)).toList());
+    if (s.glibcTarget() != null && s.floor().stream().noneMatch(f -> f.family().equals("GLIBC")
+        && VersionFloor.VERSION_ORDER.compare(f.version(), s.glibcTarget()) >= 0)) {
+      // Checked against the target, not against anything older: the floor claimed is the target's.
+      floor.add(0, "glibc " + s.glibcTarget() + " (kernel.glibc)");
+    }
+    if (!floor.isEmpty()) {
+      log.info("  floor     " + String.join("; ", floor));
     }
     if (s.cache() != null) {
       BuildCache.Stats c = s.cache();

@@ -16,13 +16,16 @@ import java.util.Set;
 /**
  * One manylinux policy (PEP 600): the system libraries a wheel may need, and per architecture the
  * symbol versions it may require of them, per family ({@code GLIBC}, {@code GLIBCXX},
- * {@code CXXABI}, {@code GCC}, {@code ZLIB}, ...). The table is auditwheel's, kept as data in
+ * {@code CXXABI}, {@code GCC}, {@code ZLIB}, ...), and per library the symbols that library lacks on
+ * some system of the policy though its versions allow them (the blacklist: {@code uncompress2} of
+ * zlib before manylinux_2_34). The table is auditwheel's, kept as data in
  * {@code manylinux-policy.txt} beside this class.
  *
  * @param priority higher is older: the policies are tried from the highest down
+ * @param blacklist per library, the symbols a wheel may not import from it under this policy
  */
 public record ManylinuxPolicy(String name, int priority, List<String> aliases, Set<String> libraries,
-    Map<String, Map<String, Set<String>>> versions) {
+    Map<String, Set<String>> blacklist, Map<String, Map<String, Set<String>>> versions) {
 
   private static final List<ManylinuxPolicy> ALL = load();
 
@@ -70,6 +73,7 @@ public record ManylinuxPolicy(String name, int priority, List<String> aliases, S
       int priority = 0;
       List<String> aliases = List.of();
       Set<String> libraries = Set.of();
+      Map<String, Set<String>> blacklist = new HashMap<>();
       Map<String, Map<String, Set<String>>> versions = new HashMap<>();
       for (String line; (line = reader.readLine()) != null; ) {
         if (line.isBlank() || line.startsWith("#")) {
@@ -79,21 +83,23 @@ public record ManylinuxPolicy(String name, int priority, List<String> aliases, S
         switch (words.get(0)) {
           case "policy" -> {
             if (name != null) {
-              policies.add(new ManylinuxPolicy(name, priority, aliases, libraries, versions));
+              policies.add(new ManylinuxPolicy(name, priority, aliases, libraries, blacklist, versions));
             }
             name = words.get(1);
             priority = Integer.parseInt(words.get(2));
             aliases = List.copyOf(words.subList(3, words.size()));
             libraries = Set.of();
+            blacklist = new HashMap<>();
             versions = new HashMap<>();
           }
           case "libs" -> libraries = Set.copyOf(words.subList(1, words.size()));
+          case "blacklist" -> blacklist.put(words.get(1), Set.copyOf(words.subList(2, words.size())));
           default -> versions.computeIfAbsent(words.get(0), a -> new HashMap<>())
               .put(words.get(1), Set.copyOf(words.subList(2, words.size())));
         }
       }
       if (name != null) {
-        policies.add(new ManylinuxPolicy(name, priority, aliases, libraries, versions));
+        policies.add(new ManylinuxPolicy(name, priority, aliases, libraries, blacklist, versions));
       }
     } catch (IOException e) {
       throw new UncheckedIOException("the plugin's manylinux-policy.txt cannot be read", e);

@@ -37,17 +37,23 @@ public final class PlatformTag {
   /**
    * @param policy the oldest policy the content fits
    * @param highest per family, the highest version required and what requires it: the symbols that set the tag
+   * @param blacklisted the imports an older policy's blacklist refused, when they set the tag
+   *     ({@code uncompress2 from libz.so.1 (answer/libanswer.so), not on every manylinux_2_31 system})
+   * @param floor the glibc target ({@code kernel.glibc}) when it set the tag, else null
    */
-  public record Result(ManylinuxPolicy policy, List<String> tags, Map<String, Requirement> highest) {}
+  public record Result(ManylinuxPolicy policy, List<String> tags, Map<String, Requirement> highest,
+      List<String> blacklisted, String floor) {}
 
   private PlatformTag() {}
 
   /**
    * @param provided SONAMEs that other wheels or the wheel itself provide
    * @param maxPolicy the newest policy allowed ({@code <maxManylinux>}), or null
+   * @param glibcFloor the glibc the build was held to ({@code kernel.glibc}), or null: the tag claims
+   *     no older policy than that, since nothing older was checked (where the content needs more, that)
    */
-  public static Result compute(List<ElfFile> files, Set<String> provided, String architecture, ManylinuxPolicy maxPolicy)
-      throws BuildFailureException {
+  public static Result compute(List<ElfFile> files, Set<String> provided, String architecture, ManylinuxPolicy maxPolicy,
+      String glibcFloor) throws BuildFailureException {
     List<String> systemLibraries = new ArrayList<>();
     for (ElfFile file : files) {
       for (ElfObject.DynamicEntry entry : file.elf().dynamicEntries()) {
@@ -65,20 +71,67 @@ public final class PlatformTag {
       }
     }
     Map<String, Map<String, Map<String, List<String>>>> required = requiredVersions(files, provided);
+    List<String> blacklisted = List.of();
+    boolean belowFloor = false;
     for (ManylinuxPolicy policy : ManylinuxPolicy.all()) {
-      if (policy.libraries().containsAll(systemLibraries) && offending(policy, architecture, required).isEmpty()) {
-        if (maxPolicy != null && policy.priority() < maxPolicy.priority()) {
-          throw new BuildFailureException("The wheel's content needs " + policy.name() + ", newer than <maxManylinux> "
-              + maxPolicy.name() + " allows: " + String.join("; ", offending(maxPolicy, architecture, required))
-              + ". Link against an older glibc/libstdc++ (kernel.glibc), drop what needs these versions, or raise"
-              + " <maxManylinux>.");
-        }
-        return new Result(policy, policy.tags(architecture), highest(required));
+      if (!policy.libraries().containsAll(systemLibraries) || !offending(policy, architecture, required).isEmpty()) {
+        continue;
       }
+      List<String> refused = blacklisted(policy, files, provided);
+      if (!refused.isEmpty()) {
+        blacklisted = refused.stream().map(r -> r + ", not on every " + policy.name() + " system").toList();
+        continue;
+      }
+      if (glibcFloor != null && VersionFloor.VERSION_ORDER.compare(glibcOf(policy), glibcFloor) < 0) {
+        belowFloor = true;
+        continue;
+      }
+      if (maxPolicy != null && policy.priority() < maxPolicy.priority()) {
+        throw new BuildFailureException("The wheel's content needs " + policy.name() + ", newer than <maxManylinux> "
+            + maxPolicy.name() + " allows: " + String.join("; ", reasons(maxPolicy, architecture, required, files, provided))
+            + ". Link against an older glibc/libstdc++"
+            + " (kernel.glibc), drop what needs these versions, or raise <maxManylinux>.");
+      }
+      return new Result(policy, policy.tags(architecture), highest(required), blacklisted,
+          belowFloor ? glibcFloor : null);
     }
     ManylinuxPolicy newest = ManylinuxPolicy.all().get(ManylinuxPolicy.all().size() - 1);
     throw new BuildFailureException("The wheel's content fits no manylinux policy up to " + newest.name() + ": "
-        + String.join("; ", offending(newest, architecture, required)) + ".");
+        + String.join("; ", reasons(newest, architecture, required, files, provided)) + ".");
+  }
+
+  /** Why the content does not fit {@code policy}: versions it lacks, then imports its blacklist refuses. */
+  private static List<String> reasons(ManylinuxPolicy policy, String architecture,
+      Map<String, Map<String, Map<String, List<String>>>> required, List<ElfFile> files, Set<String> provided) {
+    List<String> reasons = new ArrayList<>(offending(policy, architecture, required));
+    blacklisted(policy, files, provided).forEach(b -> reasons.add("blacklisted " + b));
+    return reasons;
+  }
+
+  /** {@code 2.17} of {@code manylinux_2_17}: the glibc the policy's systems have at least (PEP 600). */
+  private static String glibcOf(ManylinuxPolicy policy) {
+    return policy.name().substring("manylinux_".length()).replace('_', '.');
+  }
+
+  /**
+   * The imports the policy's blacklist refuses, as auditwheel checks them: an undefined dynamic
+   * symbol of a file that NEEDs a blacklisted system library and bears a name that library's
+   * blacklist holds.
+   */
+  private static List<String> blacklisted(ManylinuxPolicy policy, List<ElfFile> files, Set<String> provided) {
+    List<String> refused = new ArrayList<>();
+    for (ElfFile file : files) {
+      for (ElfObject.DynamicEntry entry : file.elf().dynamicEntries()) {
+        Set<String> names = policy.blacklist().get(entry.value());
+        if (entry.tag() != ElfObject.DT_NEEDED || names == null || provided.contains(entry.value())) {
+          continue;
+        }
+        file.elf().dynamicSymbols().stream().filter(s -> !s.isDefined() && names.contains(s.name()))
+            .map(s -> s.name() + " from " + entry.value() + " (" + file.path() + ")").sorted().distinct()
+            .forEach(refused::add);
+      }
+    }
+    return refused;
   }
 
   /** Family, version, file, then the imports that require it, for versions of system libraries. */

@@ -81,7 +81,8 @@ public final class WheelBuilder {
       files.add(new PlatformTag.ElfFile(top + ".libs/" + v.renamed(), parse(v.copy())));
       provided.add(v.renamed());
     }
-    PlatformTag.Result platform = PlatformTag.compute(files, provided, architecture(elf, library), maxPolicy(request));
+    PlatformTag.Result platform = PlatformTag.compute(files, provided, architecture(elf, library), maxPolicy(request),
+        request.glibcTarget());
 
     String python = request.extension() != null ? request.extension().pythonTag() : "py3";
     String abi = request.extension() != null ? request.extension().abiTag() : "none";

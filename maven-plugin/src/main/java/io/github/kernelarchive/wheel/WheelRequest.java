@@ -21,11 +21,13 @@ import java.util.Map;
  *     folders of both CUDA runtime wheels, so whichever is installed loads
  * @param vendored SONAMEs of needed libraries copied into the wheel ({@code <package>.libs/}) rather than required
  * @param maxManylinux the newest policy allowed, or null
+ * @param glibcTarget the glibc the build held the library to ({@code kernel.glibc}), or null: the tag claims no
+ *     older policy
  * @param generator {@code kernel-archive-maven-plugin 0.1.0}
  */
 public record WheelRequest(Path project, Path library, Path outputDirectory, Path workDirectory, String name, String version,
     String importPackage, Extension extension, Path pythonSources, Path headers, Metadata metadata,
-    List<DeclaredDependency> dependencies, List<String> vendored, boolean cudaStub, String maxManylinux, FileTime time,
+    List<DeclaredDependency> dependencies, List<String> vendored, boolean cudaStub, String maxManylinux, String glibcTarget, FileTime time,
     String generator) {
 
   /**

@@ -2,18 +2,17 @@ package io.github.kernelarchive.wheelfile;
 
 import io.github.kernelarchive.util.AtomicFiles;
 import io.github.kernelarchive.util.Hashing;
+import io.github.kernelarchive.util.ZipTime;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
-import java.util.TimeZone;
 import java.util.zip.Deflater;
 import org.apache.commons.compress.archivers.zip.ZipArchiveEntry;
 import org.apache.commons.compress.archivers.zip.ZipArchiveOutputStream;
@@ -27,9 +26,6 @@ import org.apache.commons.compress.archivers.zip.ZipArchiveOutputStream;
  * target; a target whose bytes are already the same is left untouched.
  */
 public final class WheelWriter {
-  /** The earliest time a zip entry can carry: 1980-01-01T00:00:00Z. */
-  static final Instant ZIP_EPOCH = Instant.parse("1980-01-01T00:00:00Z");
-
   private WheelWriter() {}
 
   /** What {@link #write} did. */
@@ -49,7 +45,7 @@ public final class WheelWriter {
         throw new IllegalArgumentException("two wheel entries named " + sorted.get(i).name());
       }
     }
-    long dosTime = dosTime(time);
+    long dosTime = ZipTime.dosTime(time);
     Path temporary = AtomicFiles.temporarySibling(target);
     try {
       StringBuilder lines = new StringBuilder();
@@ -109,16 +105,5 @@ public final class WheelWriter {
     }
     zip.closeArchiveEntry();
     return new Hashed(sha256.digest(), size);
-  }
-
-  /**
-   * The time to give {@link ZipArchiveEntry#setTime}, which converts to the zip's DOS fields in the
-   * JVM's time zone: shifted so the fields read as the UTC time in any zone, as Python's zipfile
-   * writes them. Never before 1980.
-   */
-  static long dosTime(FileTime time) {
-    long millis = Math.max(time.toMillis(), ZIP_EPOCH.toEpochMilli());
-    millis -= millis % 2000; // DOS times count in two-second steps
-    return millis - TimeZone.getDefault().getOffset(millis);
   }
 }

@@ -15,7 +15,7 @@ class BundleMetadataTest {
     BundleMetadata metadata = new BundleMetadata(BundleMetadata.FORMAT, "linux-x86_64", "te", "libte.so.1",
         "TE_1.0", List.of("te_*", " lead", "a=b:c", "#not a comment", "!nor this"),
         List.of("kernels"), "80;90a", true, "static", List.of("libcudart.so.12"),
-        List.of("-L/opt/with space/lib", "-l\\back", "line\nbreak\ttab", "\u00e9t\u00e9", "\u6838\u5fc3"));
+        List.of("-L/opt/with space/lib", "-l\\back", "line\nbreak\ttab", "\u00e9t\u00e9", "\u6838\u5fc3"), "2.17");
     byte[] bytes = metadata.toBytes();
     assertEquals(metadata, BundleMetadata.parse(bytes, "test"));
 
@@ -29,7 +29,7 @@ class BundleMetadataTest {
   @Test
   void theTextIsSortedAndCarriesNoDate() {
     BundleMetadata metadata = new BundleMetadata(BundleMetadata.FORMAT, "linux-x86_64", "mha", "libmha.so", "MHA",
-        List.of("mha_*"), List.of("attn"), "", false, "shared", List.of(), List.of());
+        List.of("mha_*"), List.of("attn"), "", false, "shared", List.of(), List.of(), "");
     String text = new String(metadata.toBytes(), StandardCharsets.ISO_8859_1);
     assertEquals("""
         archives.0000=attn

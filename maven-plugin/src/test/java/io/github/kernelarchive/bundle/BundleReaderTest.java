@@ -25,7 +25,7 @@ class BundleReaderTest {
 
   private static byte[] metadata(int format) {
     String text = new String(new BundleMetadata(1, "linux-x86_64", "k", "libk.so", "K_1", List.of("k_*"),
-        List.of("libk-host.a"), "", false, "static", List.of("libc.so.6"), List.of()).toBytes(), StandardCharsets.ISO_8859_1);
+        List.of("libk-host.a"), "", false, "static", List.of("libc.so.6"), List.of(), "").toBytes(), StandardCharsets.ISO_8859_1);
     return text.replace("format=1", "format=" + format).getBytes(StandardCharsets.ISO_8859_1);
   }
 

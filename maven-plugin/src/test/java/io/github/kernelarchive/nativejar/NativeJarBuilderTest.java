@@ -41,7 +41,7 @@ class NativeJarBuilderTest {
     Path headers = Files.createDirectories(dir.resolve("include/sub"));
     Files.writeString(headers.resolve("main.h"), "int main_value(void);\n");
     NativeJarRequest request = new NativeJarRequest(dir, out.resolve("libmain.so"), "main", "linux-x86_64",
-        dir.resolve("include"), List.of("main_*"), "none", dir.resolve("a/main.jar"),
+        dir.resolve("include"), List.of("main_*"), "none", "", dir.resolve("a/main.jar"),
         FileTime.fromMillis(1_700_000_000_000L), "test");
     NativeJarBuilder.Result result = NativeJarBuilder.build(request);
     assertEquals(List.of("libdep.so", "libmain.so"), result.loadOrder());
@@ -66,7 +66,7 @@ class NativeJarBuilderTest {
 
     // The same inputs, another place: the same bytes.
     NativeJarBuilder.build(new NativeJarRequest(dir, request.library(), "main", "linux-x86_64", request.headers(),
-        request.exports(), "none", dir.resolve("b/main.jar"), request.time(), "test"));
+        request.exports(), "none", "", dir.resolve("b/main.jar"), request.time(), "test"));
     assertArrayEquals(Files.readAllBytes(dir.resolve("a/main.jar")), Files.readAllBytes(dir.resolve("b/main.jar")));
 
     // What the runtime makes of it: dependencies first, the library last, both loaded.
@@ -108,7 +108,7 @@ class NativeJarBuilderTest {
       Path out = Files.createDirectories(dir.resolve(platform[0]));
       run(dir, platform[1], "-shared", "-fPIC", "-Wl,-soname,libm1.so", "m.c", "-o", out.resolve("libm1.so").toString());
       jars.add(NativeJarBuilder.build(new NativeJarRequest(dir, out.resolve("libm1.so"), "m1", platform[0], headers,
-          List.of("m_*"), "none", dir.resolve(platform[0] + ".jar"), FileTime.fromMillis(0), "test")).jar());
+          List.of("m_*"), "none", "", dir.resolve(platform[0] + ".jar"), FileTime.fromMillis(0), "test")).jar());
     }
     Path merged = dir.resolve("merged.jar");
     NativeJarMerger.Result result = NativeJarMerger.merge(jars, "m1", merged, FileTime.fromMillis(0), "test");
@@ -154,7 +154,7 @@ class NativeJarBuilderTest {
     cc(dir, "-shared", "-fPIC", "-Wl,-soname,libmain.so", "main.c", abs.resolve("libnoso.so").toString(),
         "-o", out.resolve("libmain.so").toString());
     NativeJarRequest request = new NativeJarRequest(dir, out.resolve("libmain.so"), "main", "linux-x86_64", null,
-        List.of("main_*"), "none", dir.resolve("main.jar"), FileTime.fromMillis(0), "test");
+        List.of("main_*"), "none", "", dir.resolve("main.jar"), FileTime.fromMillis(0), "test");
     BuildFailureException needed = assertThrows(BuildFailureException.class, () -> NativeJarBuilder.build(request));
     assertEquals("libmain.so NEEDs " + abs.resolve("libnoso.so") + " by its path: that library has no SONAME, so the"
         + " link recorded where it lies on this machine, and a jar cannot ship a path of this machine. Give it a SONAME"

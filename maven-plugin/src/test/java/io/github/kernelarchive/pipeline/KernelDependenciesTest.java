@@ -165,7 +165,7 @@ class KernelDependenciesTest {
     Path bundle = dir.resolve(name);
     BundleWriter.write(bundle, List.of(BundleWriter.Entry.bytes(BundleMetadata.FILE, new BundleMetadata(
         BundleMetadata.FORMAT, platform, "o", "libo.so", "O_1", List.of(), List.of(), cudaArchs, false, "static",
-        List.of(), List.of()).toBytes())), TIME);
+        List.of(), List.of(), "").toBytes())), TIME);
     return bundle;
   }
 }

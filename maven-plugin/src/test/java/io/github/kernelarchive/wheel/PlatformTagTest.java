@@ -51,7 +51,7 @@ class PlatformTagTest {
   void theOldestPolicyThatAllowsEveryNeedIsChosenAndTheSymbolsThatSetItAreNamed() throws Exception {
     Path library = NativeLibraries.build(dir, "libk.so", MATH, "-lm");
     PlatformTag.Result result = PlatformTag.compute(List.of(new PlatformTag.ElfFile("k/libk.so",
-        NativeLibraries.parse(library))), Set.of(), ARCH, null);
+        NativeLibraries.parse(library))), Set.of(), ARCH, null, null);
     // exp@GLIBC_2.29: the policies go 2_28, then 2_31.
     assertEquals("manylinux_2_31", result.policy().name());
     assertEquals(List.of("manylinux_2_31_x86_64"), result.tags());
@@ -59,7 +59,7 @@ class PlatformTagTest {
 
     Path plain = NativeLibraries.build(dir.resolve("plain"), "libp.so", "int p(int x) { return x + 1; }\n");
     PlatformTag.Result old = PlatformTag.compute(List.of(new PlatformTag.ElfFile("p/libp.so",
-        NativeLibraries.parse(plain))), Set.of(), ARCH, null);
+        NativeLibraries.parse(plain))), Set.of(), ARCH, null, null);
     assertEquals(List.of("manylinux_2_5_x86_64", "manylinux1_x86_64"), old.tags());
   }
 
@@ -68,7 +68,7 @@ class PlatformTagTest {
     Path library = NativeLibraries.build(dir, "libk.so", MATH, "-lm");
     BuildFailureException e = assertThrows(BuildFailureException.class, () -> PlatformTag.compute(
         List.of(new PlatformTag.ElfFile("k/libk.so", NativeLibraries.parse(library))), Set.of(), ARCH,
-        ManylinuxPolicy.named("manylinux_2_28").orElseThrow()));
+        ManylinuxPolicy.named("manylinux_2_28").orElseThrow(), null));
     assertTrue(e.getMessage().contains("needs manylinux_2_31, newer than <maxManylinux> manylinux_2_28 allows:"
         + " GLIBC_2.29: exp, log (k/libk.so)"), e.getMessage());
   }
@@ -80,10 +80,45 @@ class PlatformTagTest {
         "-L" + runtime.getParent(), "-l:libkrt.so.2");
     List<PlatformTag.ElfFile> files = List.of(new PlatformTag.ElfFile("k/libk.so", NativeLibraries.parse(library)));
     BuildFailureException e = assertThrows(BuildFailureException.class,
-        () -> PlatformTag.compute(files, Set.of(), ARCH, null));
+        () -> PlatformTag.compute(files, Set.of(), ARCH, null, null));
     assertTrue(e.getMessage().startsWith("k/libk.so in the wheel needs libkrt.so.2, which no manylinux policy"),
         e.getMessage());
     assertTrue(e.getMessage().contains("<wheel><dependencies><dependency><library>libkrt.so.2</library>"), e.getMessage());
-    assertEquals("manylinux_2_5", PlatformTag.compute(files, Set.of("libkrt.so.2"), ARCH, null).policy().name());
+    assertEquals("manylinux_2_5", PlatformTag.compute(files, Set.of("libkrt.so.2"), ARCH, null, null).policy().name());
+  }
+
+  @Test
+  void anImportAPolicysBlacklistRefusesRaisesTheTagAsAuditwheelDoes() throws Exception {
+    // zlib's uncompress2 (ZLIB_1.2.9): its version fits older policies, yet auditwheel's blacklist
+    // keeps it out of every policy before manylinux_2_34, whose systems all have it.
+    Path library = NativeLibraries.build(dir, "libk.so", "typedef unsigned long ul;\n"
+        + "int uncompress2(unsigned char *, ul *, const unsigned char *, ul *);\n"
+        + "int k_inflate(unsigned char *d, ul *n, const unsigned char *s, ul *m) { return uncompress2(d, n, s, m); }\n",
+        "-l:libz.so.1");
+    assertTrue(ManylinuxPolicy.named("manylinux_2_31").orElseThrow().blacklist().get("libz.so.1")
+        .contains("uncompress2"), "the policy data carries auditwheel's blacklist");
+    PlatformTag.Result result = PlatformTag.compute(List.of(new PlatformTag.ElfFile("k/libk.so",
+        NativeLibraries.parse(library))), Set.of(), ARCH, null, null);
+    assertEquals("manylinux_2_34", result.policy().name());
+    assertEquals(List.of("uncompress2 from libz.so.1 (k/libk.so), not on every manylinux_2_31 system"),
+        result.blacklisted());
+    BuildFailureException capped = assertThrows(BuildFailureException.class, () -> PlatformTag.compute(
+        List.of(new PlatformTag.ElfFile("k/libk.so", NativeLibraries.parse(library))), Set.of(), ARCH,
+        ManylinuxPolicy.named("manylinux_2_28").orElseThrow(), null));
+    assertTrue(capped.getMessage().contains("blacklisted uncompress2 from libz.so.1 (k/libk.so)"), capped.getMessage());
+  }
+
+  @Test
+  void withAGlibcTargetTheTagClaimsNoOlderPolicyUnlessTheContentNeedsANewerOne() throws Exception {
+    Path plain = NativeLibraries.build(dir, "libp.so", "int p(int x) { return x + 1; }\n");
+    List<PlatformTag.ElfFile> files = List.of(new PlatformTag.ElfFile("p/libp.so", NativeLibraries.parse(plain)));
+    assertEquals("manylinux_2_5", PlatformTag.compute(files, Set.of(), ARCH, null, null).policy().name());
+    PlatformTag.Result held = PlatformTag.compute(files, Set.of(), ARCH, null, "2.17");
+    assertEquals(List.of("manylinux_2_17_x86_64", "manylinux2014_x86_64"), held.tags());
+    assertEquals("2.17", held.floor());
+    Path math = NativeLibraries.build(dir, "libk.so", MATH, "-lm");
+    PlatformTag.Result needsMore = PlatformTag.compute(List.of(new PlatformTag.ElfFile("k/libk.so",
+        NativeLibraries.parse(math))), Set.of(), ARCH, null, "2.17");
+    assertEquals("manylinux_2_31", needsMore.policy().name(), "exp@GLIBC_2.29 needs more than the target");
   }
 }

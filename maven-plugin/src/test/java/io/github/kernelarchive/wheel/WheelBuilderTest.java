@@ -34,7 +34,7 @@ class WheelBuilderTest {
     WheelRequest request = new WheelRequest(dir, library, dir.resolve("target"), dir.resolve("target/kernel/wheel"), "k",
         "1.0", "k", null, dir.resolve("src/main/python"), null,
         new WheelRequest.Metadata(null, null, List.of(), null, List.of(), Map.of()), List.of(),
-        List.of("libvendor.so.1"), false, null, FileTime.fromMillis(0), "test");
+        List.of("libvendor.so.1"), false, null, null, FileTime.fromMillis(0), "test");
 
     WheelBuilder.Result result = new WheelBuilder(new ProcessRunner(Map.of())).build(request);
 
@@ -71,7 +71,7 @@ class WheelBuilderTest {
         + " return noso(); }\n", abs.resolve("libnoso.so").toString());
     WheelRequest request = new WheelRequest(dir, library, dir.resolve("target"), dir.resolve("target/kernel/wheel"), "k",
         "1.0", "k", null, dir.resolve("src/main/python"), null,
-        new WheelRequest.Metadata(null, null, List.of(), null, List.of(), Map.of()), List.of(), List.of(), false, null,
+        new WheelRequest.Metadata(null, null, List.of(), null, List.of(), Map.of()), List.of(), List.of(), false, null, null,
         FileTime.fromMillis(0), "test");
     io.github.kernelarchive.common.BuildFailureException e = org.junit.jupiter.api.Assertions.assertThrows(
         io.github.kernelarchive.common.BuildFailureException.class,

@@ -84,8 +84,8 @@ class WheelWriterTest {
 
   @Test
   void timesBefore1980AreWrittenAs1980() {
-    long dos = WheelWriter.dosTime(FileTime.from(Instant.EPOCH));
-    assertEquals(WheelWriter.ZIP_EPOCH.toEpochMilli(), dos + TimeZone.getDefault().getOffset(dos));
+    long dos = io.github.kernelarchive.util.ZipTime.dosTime(FileTime.from(Instant.EPOCH));
+    assertEquals(io.github.kernelarchive.util.ZipTime.ZIP_EPOCH.toEpochMilli(), dos + TimeZone.getDefault().getOffset(dos));
   }
 
   @Test

@@ -40,7 +40,7 @@ public final class CompileCommandFactory {
     argv.addAll(userFlags(source.language()));
     argv.addAll(List.of("-MD", "-MF", depfile.toString(), "-o", object.toString(), source.path().toString()));
     return new CompileJob(source, object, depfile, setup.launcher(), argv, setup.environment(), setup.identity(),
-        options.sourceRoot().toString());
+        options.sourceRoot().toString(), objectRoot.toString());
   }
 
   /**

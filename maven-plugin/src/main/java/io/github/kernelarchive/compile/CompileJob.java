@@ -17,12 +17,14 @@ import java.util.TreeMap;
  * @param depfile where the compiler writes the headers it read ({@code -MD -MF})
  * @param environment variables set for this compiler only (e.g. {@code HIP_PLATFORM})
  * @param toolIdentity identities of every tool whose version affects the object
+ * @param projectRoot the project's folder, a placeholder in the key
+ * @param objectRoot the folder the objects go into ({@code target/kernel/obj}), a placeholder in the key
  */
 public record CompileJob(SourceFile source, Path object, Path depfile, List<String> launcher, List<String> argv,
-    Map<String, String> environment, String toolIdentity, String projectRoot) {
+    Map<String, String> environment, String toolIdentity, String projectRoot, String objectRoot) {
 
   /** Bumped when the meaning of a key changes, so old state is never trusted. */
-  private static final String KEY_FORMAT = "kernel-archive compile key 3";
+  private static final String KEY_FORMAT = "kernel-archive compile key 4";
 
   public CompileJob {
     launcher = List.copyOf(launcher);
@@ -49,18 +51,23 @@ public record CompileJob(SourceFile source, Path object, Path depfile, List<Stri
     parts.add(toolIdentity);
     new TreeMap<>(environment).forEach((k, v) -> parts.add(k + "=" + v));
     parts.add("--");
-    argv.forEach(arg -> parts.add(withPlaceholder(arg, projectRoot)));
+    // Where the object goes is not what is in it (as ccache reasons), so a second output folder
+    // (another execution of the same sources) shares the keys and compiles nothing; except where
+    // the object records a path beside itself (-gsplit-dwarf names its .dwo file).
+    boolean recordsItsPath = argv.stream().anyMatch(a -> a.startsWith("-gsplit-dwarf"));
+    argv.forEach(arg -> parts.add(withPlaceholder(recordsItsPath ? arg : withPlaceholder(arg, objectRoot, "<objects>"),
+        projectRoot, "<project>")));
     parts.add(sourceHash);
     return Hashing.ofStrings(parts);
   }
 
   /**
-   * {@code arg} with {@code <project>} for each {@code root} that is a whole path prefix there
+   * {@code arg} with {@code placeholder} for each {@code root} that is a whole path prefix there
    * (followed by {@code /}, {@code =}, {@code :} or the end: /w/proj-sdk is not /w/proj). What the
    * regular expression {@code quote(root) + "(?=/|=|:|$)"} replaces, without compiling one per job
    * and matching it in a cold JVM: the no-op build keys every job.
    */
-  static String withPlaceholder(String arg, String root) {
+  static String withPlaceholder(String arg, String root, String placeholder) {
     int at = root.isEmpty() ? -1 : arg.indexOf(root);
     if (at < 0) {
       return arg;
@@ -70,7 +77,7 @@ public record CompileJob(SourceFile source, Path object, Path depfile, List<Stri
     while (at >= 0) {
       int end = at + root.length();
       if (wholePrefixEndsAt(arg, end)) {
-        replaced.append(arg, from, at).append("<project>");
+        replaced.append(arg, from, at).append(placeholder);
         from = end;
         at = arg.indexOf(root, end);
       } else {

@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.maven.artifact.Artifact;
 import org.apache.maven.execution.MavenSession;
+import org.apache.maven.plugin.MojoExecution;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
 import org.apache.maven.plugins.annotations.Component;
@@ -170,6 +171,10 @@ public class BuildMojo extends KernelMojo {
    * {@code <LIBRARY>_<project version>}, e.g. {@code KV_2.0}. Set a fixed one (e.g. {@code KV_2}) to
    * keep programs linked against one release loadable with the next.
    */
+  /** Which execution this is: a second one in a folder of its own does not attach the main classifier. */
+  @Parameter(defaultValue = "${mojoExecution}", readonly = true, required = true)
+  private MojoExecution mojoExecution;
+
   @Parameter(property = "kernel.symbolVersion")
   private String symbolVersion;
 
@@ -332,6 +337,14 @@ public class BuildMojo extends KernelMojo {
       Thread.currentThread().interrupt();
       throw new MojoExecutionException("Kernel build interrupted", e);
     }
+    if (!attachesTheMainLibrary()) {
+      if (summary.library() != null) {
+        getLog().info("Library " + summary.library() + " not attached: execution '" + mojoExecution.getExecutionId()
+            + "' writes into " + outputDirectory + ", not the main output folder, and sets no <classifier>, so it"
+            + " would replace the main library's attachment. Give it a <classifier> of its own to attach it.");
+      }
+      return;
+    }
     if (summary.library() != null) {
       projectHelper.attachArtifact(project, "so", platform(), summary.library().toFile());
     }
@@ -339,6 +352,19 @@ public class BuildMojo extends KernelMojo {
       String name = archiveLibrary.getFileName().toString().replaceAll("^lib|\\.so$", "");
       projectHelper.attachArtifact(project, "so", platform() + "-" + name, archiveLibrary.toFile());
     }
+  }
+
+  /**
+   * Whether this execution's library is the one the platform classifier names: it has a classifier
+   * of its own, or it is the packaging's or the only declared execution (ids {@code default-*},
+   * {@code default}), or it writes into the main output folder. A second execution (a CPU-only or
+   * stub-runtime variant in a folder of its own) is not, whatever order Maven runs them in.
+   */
+  private boolean attachesTheMainLibrary() {
+    String id = mojoExecution.getExecutionId();
+    return (classifier != null && !classifier.isBlank()) || id.equals("default") || id.startsWith("default-")
+        || outputDirectory.toPath().toAbsolutePath().normalize().equals(
+            Path.of(project.getBuild().getDirectory(), "kernel").toAbsolutePath().normalize());
   }
 
   /** {@code kernel.library}: {@code mha} for {@code libmha.so}. */

@@ -48,7 +48,7 @@ class CompileExecutorTest {
       Path object = dir.resolve("obj/k" + i + ".c.o");
       CompileJob job = new CompileJob(new SourceFile("k", dir.resolve("src"), "k" + i + ".c", Language.C), object,
           dir.resolve("obj/k" + i + ".c.o.d"), launcher, List.of(compiler.toString(), "-c", source.toString(), "-o",
-          object.toString()), Map.of(), "fake", dir.toString());
+          object.toString()), Map.of(), "fake", dir.toString(), dir.resolve("obj").toString());
       planned.add(new IncrementalPlanner.Planned(job, "key" + i, "test"));
     }
     List<CompileExecutor.Outcome> outcomes = new CompileExecutor(new ProcessRunner(Map.of()), parallelism, localSlots,

@@ -1,7 +1,13 @@
 package io.github.kernelarchive.compile;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import io.github.kernelarchive.scan.Language;
+import io.github.kernelarchive.scan.SourceFile;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -17,12 +23,13 @@ class CompileJobTest {
   @Test
   void theProjectDirectoryIsReplacedWhereItIsAWholePrefix() {
     String root = "/w/proj";
-    assertEquals("-I<project>/include", CompileJob.withPlaceholder("-I/w/proj/include", root));
-    assertEquals("-ffile-prefix-map=<project>=.", CompileJob.withPlaceholder("-ffile-prefix-map=/w/proj=.", root));
-    assertEquals("-I/w/proj-sdk/include", CompileJob.withPlaceholder("-I/w/proj-sdk/include", root));
-    assertEquals("<project>:<project>/a", CompileJob.withPlaceholder("/w/proj:/w/proj/a", root));
-    assertEquals("<project>", CompileJob.withPlaceholder("/w/proj", root));
-    assertEquals("-O2", CompileJob.withPlaceholder("-O2", root));
+    assertEquals("-I<project>/include", CompileJob.withPlaceholder("-I/w/proj/include", root, "<project>"));
+    assertEquals("-ffile-prefix-map=<project>=.",
+        CompileJob.withPlaceholder("-ffile-prefix-map=/w/proj=.", root, "<project>"));
+    assertEquals("-I/w/proj-sdk/include", CompileJob.withPlaceholder("-I/w/proj-sdk/include", root, "<project>"));
+    assertEquals("<project>:<project>/a", CompileJob.withPlaceholder("/w/proj:/w/proj/a", root, "<project>"));
+    assertEquals("<project>", CompileJob.withPlaceholder("/w/proj", root, "<project>"));
+    assertEquals("-O2", CompileJob.withPlaceholder("-O2", root, "<project>"));
   }
 
   /** Keys stay those of earlier builds: the same text as the expression gives, for any argument. */
@@ -36,8 +43,23 @@ class CompileJobTest {
       for (int n = random.nextInt(8); n > 0; n--) {
         arg.append(random.nextInt(3) == 0 ? root : pieces[random.nextInt(pieces.length)]);
       }
-      assertEquals(byExpression(arg.toString(), root), CompileJob.withPlaceholder(arg.toString(), root),
+      assertEquals(byExpression(arg.toString(), root), CompileJob.withPlaceholder(arg.toString(), root, "<project>"),
           "argument '" + arg + "', root '" + root + "'");
     }
+  }
+
+  /** Where the object goes is not in its key, unless the object records that path (-gsplit-dwarf). */
+  @Test
+  void twoOutputFoldersShareTheKeyUnlessTheObjectRecordsItsPath() {
+    SourceFile source = new SourceFile("host", Path.of("/w/proj/src"), "k.c", Language.C);
+    java.util.function.BiFunction<String, String, CompileJob> job = (out, flag) -> new CompileJob(source,
+        Path.of(out + "/obj/host/k.c.o"), Path.of(out + "/obj/host/k.c.o.d"), List.of(), List.of("cc", "-c", flag,
+        "-MD", "-MF", out + "/obj/host/k.c.o.d", "-o", out + "/obj/host/k.c.o", "/w/proj/src/k.c"), Map.of(), "cc 12",
+        "/w/proj", out + "/obj");
+    assertEquals(job.apply("/w/proj/target/kernel", "-O2").key("h"),
+        job.apply("/w/proj/target/kernel-wheel", "-O2").key("h"));
+    assertNotEquals(job.apply("/w/proj/target/kernel", "-gsplit-dwarf").key("h"),
+        job.apply("/w/proj/target/kernel-wheel", "-gsplit-dwarf").key("h"));
+    assertNotEquals(job.apply("/w/proj/target/kernel", "-O2").key("h"), job.apply("/w/proj/target/kernel", "-O3").key("h"));
   }
 }

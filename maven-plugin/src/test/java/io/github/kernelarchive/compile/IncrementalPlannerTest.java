@@ -39,7 +39,8 @@ class IncrementalPlannerTest {
 
   private CompileJob job(List<String> argv, String identity) {
     SourceFile file = new SourceFile("host", dir, "k.cpp", Language.CXX);
-    return new CompileJob(file, object, dir.resolve("k.cpp.o.d"), List.of(), argv, Map.of(), identity, dir.toString());
+    return new CompileJob(file, object, dir.resolve("k.cpp.o.d"), List.of(), argv, Map.of(), identity, dir.toString(),
+        dir.resolve("obj").toString());
   }
 
   private static String hash(Path file) throws Exception {

@@ -98,6 +98,16 @@ public final class ExportAudit {
     Report report = new Report(soname, buildId, needed, rpaths, exports, versioned, VersionFloor.of(elf));
 
     List<String> problems = new ArrayList<>();
+    for (ElfSymbol symbol : elf.dynamicSymbols()) {
+      if (!symbol.isDefined() && (symbol.visibility() == 1 || symbol.visibility() == 2)) {
+        // gold leaves an undefined weak hidden reference to the loader; glibc then binds it inside
+        // the library itself, to its load address, so "&f != nullptr" reads true for a missing f.
+        problems.add(symbol.name() + " is undefined with hidden visibility in the dynamic symbol table (a weak"
+            + " hidden reference the linker left to the loader, as gold does): glibc's loader resolves it to the"
+            + " library's load address, not null, so a check that it is missing reads false. Link with"
+            + " kernel.linker=mold, lld or bfd, which resolve it to null");
+      }
+    }
     if (elf.hasDynamicTag(ElfObject.DT_RELR)
         && elf.versionNeeds().stream().noneMatch(n -> n.version().equals("GLIBC_ABI_DT_RELR"))) {
       // mold 1.10 writes packed relocations without the version need: glibc 2.36+ then refuses the

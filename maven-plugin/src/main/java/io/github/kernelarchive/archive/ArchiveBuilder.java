@@ -109,7 +109,7 @@ public final class ArchiveBuilder {
   private final BuildCache cache;
   private final ContentHashes hashes;
   private final BuildLog log;
-  private final ObjectRequirements requirements = new ObjectRequirements(ElfObject.hostMachine());
+  private final ObjectRequirements requirements;
   private long thinMemberBytes = THIN_MEMBER_BYTES;
   private final Map<Path, Path> realFolders = new ConcurrentHashMap<>();
 
@@ -118,7 +118,8 @@ public final class ArchiveBuilder {
    * @param hashes prebuilt objects' content hashes, for the keys of batches that may be reused
    */
   public ArchiveBuilder(Tool ar, ProcessRunner runner, int batchSize, int parallelism, BuildCache cache,
-      ContentHashes hashes, BuildLog log) {
+      ContentHashes hashes, BuildLog log, int machine) {
+    this.requirements = new ObjectRequirements(machine);
     if (batchSize < 1) {
       throw new IllegalArgumentException("batch size must be at least 1");
     }

@@ -60,7 +60,8 @@ public final class ArchiveStage {
   private final HeaderPaths headerPaths;
   private final ContentHashes hashes;
   private final BuildLog log;
-  private final ArchiveValidator validator = new ArchiveValidator(ElfObject.hostMachine());
+  private final ArchiveValidator validator;
+  private final int machine;
   private final PendingRecords records = new PendingRecords();
 
   /**
@@ -68,7 +69,9 @@ public final class ArchiveStage {
    * @param batchSize objects per {@code ar} call; 0: {@link #defaultBatchSize} for this archiver and archive
    */
   public ArchiveStage(Tool ar, ProcessRunner runner, BuildCache cache, int batchSize, int parallelism,
-      Path outputDirectory, Path projectDirectory, ContentHashes hashes, BuildLog log) {
+      Path outputDirectory, Path projectDirectory, ContentHashes hashes, BuildLog log, int machine) {
+    this.machine = machine;
+    this.validator = new ArchiveValidator(machine);
     this.ar = ar;
     this.runner = runner;
     this.cache = cache;
@@ -141,7 +144,7 @@ public final class ArchiveStage {
   private String keyOf(ArchiveRequest request, IntFunction<String> contentHash) {
     List<ArchiveRequest.Member> members = request.members();
     Hashing.Parts key = new Hashing.Parts(5 + 2 * members.size()).add(KEY_FORMAT).add(ar.identity())
-        .add(ArchiveBuilder.AR_FLAGS).add(Integer.toString(ElfObject.hostMachine())).add(request.name());
+        .add(ArchiveBuilder.AR_FLAGS).add(Integer.toString(machine)).add(request.name());
     for (int i = 0; i < members.size(); i++) {
       ArchiveRequest.Member member = members.get(i);
       key.add(member.name());
@@ -237,7 +240,7 @@ public final class ArchiveStage {
     int size = batchSize > 0 ? batchSize : defaultBatchSize(ar, inputs.size(), parallelism);
     ArchiveBuilder.Batched batched;
     try {
-      batched = new ArchiveBuilder(ar, runner, size, parallelism, cache, hashes, log)
+      batched = new ArchiveBuilder(ar, runner, size, parallelism, cache, hashes, log, machine)
           .batch(request.name(), inputs, workDirectory(request.name()), target);
     } catch (NoSuchFileException e) {
       throw missing(request, e);

@@ -67,7 +67,7 @@ public final class CompileStage {
   private final BuildCache cache;
   private final SlurmLauncher cluster;
   private final HeaderPaths headerPaths;
-  private final ObjectRequirements requirements = new ObjectRequirements(ElfObject.hostMachine());
+  private final ObjectRequirements requirements;
   private final BuildLog log;
 
   /** @param cache where objects are looked up before compiling and kept after; {@code null}: none */
@@ -82,6 +82,7 @@ public final class CompileStage {
       BuildLog log) {
     this.cluster = cluster;
     this.toolchain = toolchain;
+    this.requirements = new ObjectRequirements(toolchain.platform().elfMachine());
     this.options = options;
     this.outputDirectory = outputDirectory;
     this.workingDirectory = workingDirectory;

@@ -143,10 +143,12 @@ public final class LinkStage {
     if (settings.glibc() == null) {
       return null;
     }
-    if (ElfObject.hostMachine() != ElfObject.EM_X86_64) {
-      throw new BuildFailureException("kernel.glibc=" + settings.glibc().version() + " is supported on x86_64 build"
-          + " hosts only; this one is " + ElfObject.machineName(ElfObject.hostMachine()) + ". Remove kernel.glibc, or"
-          + " build in a container of the oldest system to support.");
+    int machine = toolchain.platform().elfMachine();
+    if (machine != ElfObject.EM_X86_64) {
+      // Its redirects are x86-64 code, and its replacements call interfaces of x86_64's glibc.
+      throw new BuildFailureException("kernel.glibc=" + settings.glibc().version() + " is supported for x86_64 only;"
+          + " this build is for " + toolchain.platform() + " (" + ElfObject.machineName(machine) + "). Remove"
+          + " kernel.glibc for it, or build it in a container of the oldest system to support.");
     }
     Tool cc = toolchain.compiler(Language.C).orElseThrow(() -> new ToolchainException(
         "kernel.glibc needs a C compiler for its redirects; none was found. Install gcc or set <cc>."));

@@ -165,16 +165,16 @@ public class BuildMojo extends KernelMojo {
   @Parameter
   private List<String> exports = new ArrayList<>();
 
+  /** Which execution this is: a second one in a folder of its own does not attach the main classifier. */
+  @Parameter(defaultValue = "${mojoExecution}", readonly = true)
+  protected MojoExecution mojoExecution;
+
   /**
    * Symbol version node of the exports when linked privately, so that what links against this
-   * build binds its symbols even where another build of the library was loaded first. Default:
-   * {@code <LIBRARY>_<project version>}, e.g. {@code KV_2.0}. Set a fixed one (e.g. {@code KV_2}) to
-   * keep programs linked against one release loadable with the next.
+   * library's ABI binds its symbols even where another ABI of the library was loaded first. Default:
+   * {@code <LIBRARY>_<major version>}, e.g. {@code KV_2} for 2.1.0 ({@code KV_0.3} for 0.3.1). Set
+   * it to declare an ABI break within a major version, or to keep one across a major release.
    */
-  /** Which execution this is: a second one in a folder of its own does not attach the main classifier. */
-  @Parameter(defaultValue = "${mojoExecution}", readonly = true, required = true)
-  private MojoExecution mojoExecution;
-
   @Parameter(property = "kernel.symbolVersion")
   private String symbolVersion;
 
@@ -323,10 +323,20 @@ public class BuildMojo extends KernelMojo {
 
   @Override
   protected void run() throws MojoExecutionException, MojoFailureException {
+    List<PlatformOutput> outputs = platformOutputs();
+    for (PlatformOutput output : outputs) {
+      if (outputs.size() > 1) {
+        getLog().info("Platform " + output.platform() + " into " + output.outputDirectory());
+      }
+      build(output);
+    }
+  }
+
+  private void build(PlatformOutput output) throws MojoExecutionException, MojoFailureException {
     Map<String, String> systemEnvironment = new HashMap<>(System.getenv());
     BuildSummary summary;
     try {
-      summary = new KernelBuild(new MavenBuildLog(getLog()), systemEnvironment).run(request());
+      summary = new KernelBuild(new MavenBuildLog(getLog()), systemEnvironment).run(request(output));
     } catch (BuildFailureException e) {
       throw new MojoFailureException(e.getMessage(), e);
     } catch (ToolchainException e) {
@@ -346,11 +356,11 @@ public class BuildMojo extends KernelMojo {
       return;
     }
     if (summary.library() != null) {
-      projectHelper.attachArtifact(project, "so", platform(), summary.library().toFile());
+      projectHelper.attachArtifact(project, "so", output.classifier(), summary.library().toFile());
     }
     for (Path archiveLibrary : summary.archiveLibraries()) {
       String name = archiveLibrary.getFileName().toString().replaceAll("^lib|\\.so$", "");
-      projectHelper.attachArtifact(project, "so", platform() + "-" + name, archiveLibrary.toFile());
+      projectHelper.attachArtifact(project, "so", output.classifier() + "-" + name, archiveLibrary.toFile());
     }
   }
 
@@ -361,7 +371,7 @@ public class BuildMojo extends KernelMojo {
    * stub-runtime variant in a folder of its own) is not, whatever order Maven runs them in.
    */
   private boolean attachesTheMainLibrary() {
-    String id = mojoExecution.getExecutionId();
+    String id = mojoExecution == null ? "default" : mojoExecution.getExecutionId();
     return (classifier != null && !classifier.isBlank()) || id.equals("default") || id.startsWith("default-")
         || outputDirectory.toPath().toAbsolutePath().normalize().equals(
             Path.of(project.getBuild().getDirectory(), "kernel").toAbsolutePath().normalize());
@@ -373,7 +383,7 @@ public class BuildMojo extends KernelMojo {
   }
 
   /** The pom's parameters as the engine's request, each group checked on its own. */
-  KernelBuildRequest request() throws MojoFailureException, ToolchainException {
+  KernelBuildRequest request(PlatformOutput output) throws MojoFailureException, ToolchainException {
     Path basedir = project.getBasedir().toPath();
     List<SourceSet> sets = new ArrayList<>();
     if (sources != null) {
@@ -404,7 +414,7 @@ public class BuildMojo extends KernelMojo {
         cuda.flags, hip.flags, cudaArchs != null ? cudaArchs : cuda.archs, cuda.relocatableDeviceCode,
         hipArchs != null ? hipArchs : hip.archs, staticLink, basedir);
     ToolchainConfig toolchain = new ToolchainConfig(cc, cxx, cudaNvcc != null ? cudaNvcc : cuda.nvcc,
-        hipHipcc != null ? hipHipcc : hip.hipcc, ar, launcher, linker, environment);
+        hipHipcc != null ? hipHipcc : hip.hipcc, ar, launcher, linker, environment).forPlatform(output.platform());
     LinkSettings link = new LinkSettings(allExports, linkFlags, staticLink,
         Choice.of(CudaRuntime.class, cudaRuntime, "kernel.cuda.runtime"),
         symbolVersion != null ? symbolVersion : SymbolVersion.defaultFor(library, project.getVersion()));
@@ -419,11 +429,11 @@ public class BuildMojo extends KernelMojo {
     } else if (Boolean.TRUE.equals(staticRuntime)) {
       link = link.forTarget(null, true);
     }
-    return new KernelBuildRequest(new KernelBuildRequest.Project(basedir, outputDirectory.toPath(), library,
-        platform()),
+    return new KernelBuildRequest(new KernelBuildRequest.Project(basedir, output.outputDirectory().toPath(), library,
+        output.classifier()),
         new Sources(sets, archiveSets.objects(), archiveSets.names()), options, toolchain, parallelism(), cache(),
         link, new DependencySettings(nativeDependencies(), dependencyRoot.toPath(),
-            sitePackages.stream().map(File::toPath).toList(), kernelDependencies()));
+            sitePackages.stream().map(File::toPath).toList(), kernelDependencies(output.classifier())));
   }
 
   /** {@code kernel.jobs} and {@code kernel.batchSize}; 0 where not set (the engine then decides). */
@@ -491,7 +501,7 @@ public class BuildMojo extends KernelMojo {
    * remote repositories, offline mode, mirrors and servers apply as for any artifact. A
    * dependency's own classifier names the platform; without one, this build's.
    */
-  private List<KernelDependency> kernelDependencies() throws MojoFailureException {
+  private List<KernelDependency> kernelDependencies(String classifier) throws MojoFailureException {
     List<KernelDependency> kernels = new ArrayList<>();
     List<String> unmatched = new ArrayList<>(sharedKernels);
     for (Artifact dependency : project.getArtifacts()) {
@@ -502,7 +512,7 @@ public class BuildMojo extends KernelMojo {
       boolean shared = sharedKernels.contains(id) || sharedKernels.contains(dependency.getArtifactId());
       unmatched.remove(id);
       unmatched.remove(dependency.getArtifactId());
-      String platform = dependency.hasClassifier() ? dependency.getClassifier() : platform();
+      String platform = dependency.hasClassifier() ? dependency.getClassifier() : classifier;
       DefaultArtifact bundle = new DefaultArtifact(dependency.getGroupId(), dependency.getArtifactId(), platform,
           "kernel", dependency.getBaseVersion());
       String coordinates = dependency.getGroupId() + ":" + dependency.getArtifactId() + ":" + dependency.getBaseVersion();

@@ -25,24 +25,27 @@ public class BundleMojo extends PackagingMojo {
 
   @Override
   protected void run() throws MojoExecutionException, MojoFailureException {
-    String platform = platform();
     Path target = Path.of(project.getBuild().getDirectory());
     String name = project.getBuild().getFinalName();
-    Path platformBundle = target.resolve(name + "-" + platform + ".kernel");
     boolean kernelPackaging = "kernel".equals(project.getPackaging());
     Path main = kernelPackaging ? target.resolve(name + ".kernel") : null;
-    try {
-      BundlePackager.pack(project.getBasedir().toPath(), outputDirectory.toPath(), headers.toPath(), platformBundle, main,
-          entryTime());
-    } catch (BuildFailureException e) {
-      throw new MojoFailureException(e.getMessage(), e);
-    } catch (IOException e) {
-      throw new MojoExecutionException("Writing the kernel bundle failed: " + e.getMessage(), e);
+    for (PlatformOutput output : platformOutputs()) {
+      Path platformBundle = target.resolve(name + "-" + output.classifier() + ".kernel");
+      try {
+        // The headers and metadata are the same for every platform: the main artifact from the first.
+        BundlePackager.pack(project.getBasedir().toPath(), output.outputDirectory().toPath(), headers.toPath(),
+            platformBundle, output.outputDirectory().equals(outputDirectory) ? main : null, entryTime());
+      } catch (BuildFailureException e) {
+        throw new MojoFailureException(e.getMessage(), e);
+      } catch (IOException e) {
+        throw new MojoExecutionException("Writing the kernel bundle failed: " + e.getMessage(), e);
+      }
+      projectHelper.attachArtifact(project, "kernel", output.classifier(), platformBundle.toFile());
+      getLog().info("Bundle: " + platformBundle.getFileName());
     }
-    projectHelper.attachArtifact(project, "kernel", platform, platformBundle.toFile());
     if (kernelPackaging) {
       project.getArtifact().setFile(main.toFile());
+      getLog().info("Bundle: " + main.getFileName());
     }
-    getLog().info("Bundle: " + platformBundle.getFileName() + (main == null ? "" : " and " + main.getFileName()));
   }
 }

@@ -4,11 +4,14 @@ import io.github.kernelarchive.bundle.BundleException;
 import io.github.kernelarchive.bundle.BundleMetadata;
 import io.github.kernelarchive.common.BuildFailureException;
 import io.github.kernelarchive.nativejar.NativeJarBuilder;
+import io.github.kernelarchive.nativejar.NativeJarMerger;
 import io.github.kernelarchive.nativejar.NativeJarRequest;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
 import org.apache.maven.plugins.annotations.LifecyclePhase;
@@ -43,7 +46,28 @@ public class JarMojo extends PackagingMojo {
       getLog().info("Kernel jar: skipped (kernel.jar.skip=true)");
       return;
     }
-    Path kernelOutput = outputDirectory.toPath();
+    List<PlatformOutput> outputs = platformOutputs();
+    List<Path> jars = new ArrayList<>();
+    for (PlatformOutput output : outputs) {
+      jars.add(jar(output));
+    }
+    if (outputs.size() > 1) {
+      // One build made several platforms: the jar a Java module depends on once, holding them all.
+      Path merged = Path.of(project.getBuild().getDirectory(), project.getBuild().getFinalName() + "-multiplatform.jar");
+      try {
+        NativeJarMerger.Result result = NativeJarMerger.merge(jars, library, merged, entryTime(), createdBy());
+        getLog().info("Kernel jar: " + merged.getFileName() + " (" + String.join(", ", result.platforms()) + ")");
+      } catch (BuildFailureException e) {
+        throw new MojoFailureException(e.getMessage(), e);
+      } catch (IOException e) {
+        throw new MojoExecutionException("Writing the multiplatform jar failed: " + e.getMessage(), e);
+      }
+      projectHelper.attachArtifact(project, "jar", "multiplatform", merged.toFile());
+    }
+  }
+
+  private Path jar(PlatformOutput output) throws MojoExecutionException, MojoFailureException {
+    Path kernelOutput = output.outputDirectory().toPath();
     Path file = kernelOutput.resolve("lib" + library + ".so");
     if (!Files.isRegularFile(file)) {
       throw new MojoFailureException("No " + file + " to put into the jar: run the build goal first (mvn package"
@@ -57,14 +81,13 @@ public class JarMojo extends PackagingMojo {
       throw new MojoFailureException(metadataFile + " cannot be read (" + e.getMessage() + "): run the build goal again.",
           e);
     }
-    String platform = platform();
+    String platform = output.classifier();
     Path jar = Path.of(project.getBuild().getDirectory(), project.getBuild().getFinalName() + "-" + platform + ".jar");
     NativeJarBuilder.Result result;
     try {
-      result = NativeJarBuilder.build(new NativeJarRequest(project.getBasedir().toPath(), file, library, platform, headers.toPath(),
-          metadata.exports(), metadata.cudaArchs().isEmpty() ? "none" : metadata.cudaRuntime(), metadata.glibc(), jar,
-          entryTime(),
-          createdBy()));
+      result = NativeJarBuilder.build(new NativeJarRequest(project.getBasedir().toPath(), file, library, platform,
+          headers.toPath(), metadata.exports(), metadata.cudaArchs().isEmpty() ? "none" : metadata.cudaRuntime(),
+          metadata.glibc(), jar, entryTime(), createdBy()));
     } catch (BuildFailureException e) {
       throw new MojoFailureException(e.getMessage(), e);
     } catch (IOException e) {
@@ -73,5 +96,6 @@ public class JarMojo extends PackagingMojo {
     getLog().info("Kernel jar: " + jar.getFileName() + " (META-INF/native/" + platform + "/: "
         + String.join(", ", result.loadOrder()) + (result.glibc().isEmpty() ? "" : "; glibc " + result.glibc()) + ")");
     projectHelper.attachArtifact(project, "jar", platform, jar.toFile());
+    return jar;
   }
 }

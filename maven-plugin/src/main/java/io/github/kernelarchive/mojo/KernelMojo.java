@@ -1,7 +1,10 @@
 package io.github.kernelarchive.mojo;
 
-import io.github.kernelarchive.util.Platform;
+import io.github.kernelarchive.common.BuildFailureException;
+import io.github.kernelarchive.toolchain.TargetPlatform;
 import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
@@ -45,8 +48,45 @@ abstract class KernelMojo extends AbstractMojo {
   /** The goal itself, unless skipped. */
   protected abstract void run() throws MojoExecutionException, MojoFailureException;
 
+  /**
+   * The platforms to build for, by classifier: {@code linux-x86_64,linux-aarch64}. Default: the build
+   * machine's. The first is built into {@code outputDirectory}, each other into
+   * {@code <outputDirectory>-<classifier>} (docs/platforms.md).
+   */
+  @Parameter(property = "kernel.platforms")
+  protected String platforms;
+
+  /** One platform of the build: what it is, its classifier and its output folder. */
+  record PlatformOutput(TargetPlatform platform, String classifier, File outputDirectory) {}
+
+  /** {@code kernel.platforms} in order; {@code kernel.classifier} names the first. */
+  protected List<PlatformOutput> platformOutputs() throws MojoFailureException {
+    List<PlatformOutput> outputs = new ArrayList<>();
+    List<String> names = platforms == null || platforms.isBlank() ? List.of(TargetPlatform.host().classifier())
+        : List.of(platforms.trim().split("\\s*,\\s*"));
+    for (String name : names) {
+      TargetPlatform platform;
+      try {
+        platform = TargetPlatform.named(name);
+      } catch (BuildFailureException e) {
+        throw new MojoFailureException(e.getMessage(), e);
+      }
+      if (outputs.stream().anyMatch(o -> o.platform().equals(platform))) {
+        throw new MojoFailureException("kernel.platforms names " + name + " twice: '" + platforms + "'.");
+      }
+      boolean first = outputs.isEmpty();
+      outputs.add(new PlatformOutput(platform, first ? platform(platform) : platform.classifier(),
+          first ? outputDirectory : new File(outputDirectory.getPath() + "-" + platform.classifier())));
+    }
+    return outputs;
+  }
+
   /** {@code kernel.classifier}, else this machine's platform. */
   protected String platform() {
-    return classifier != null && !classifier.isBlank() ? classifier : Platform.classifier();
+    return platform(TargetPlatform.host());
+  }
+
+  private String platform(TargetPlatform target) {
+    return classifier != null && !classifier.isBlank() ? classifier : target.classifier();
   }
 }

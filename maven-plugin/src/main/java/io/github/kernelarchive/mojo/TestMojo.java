@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.maven.plugin.MojoExecution;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
 import org.apache.maven.plugins.annotations.LifecyclePhase;
@@ -89,8 +88,6 @@ public class TestMojo extends BuildMojo {
   @Parameter(defaultValue = "${project.build.directory}/surefire-reports")
   private File reportsDirectory;
 
-  @Parameter(defaultValue = "${mojoExecution}", readonly = true)
-  private MojoExecution mojoExecution;
 
   @Override
   protected void run() throws MojoExecutionException, MojoFailureException {
@@ -98,9 +95,15 @@ public class TestMojo extends BuildMojo {
       getLog().info("Native tests are skipped (maven.test.skip=true)");
       return;
     }
+    for (PlatformOutput output : platformOutputs()) {
+      test(output);
+    }
+  }
+
+  private void test(PlatformOutput output) throws MojoExecutionException, MojoFailureException {
     NativeTests.Summary summary;
     try {
-      summary = new NativeTests(new MavenBuildLog(getLog()), System.getenv()).run(request(), settings());
+      summary = new NativeTests(new MavenBuildLog(getLog()), System.getenv()).run(request(output), settings(output));
     } catch (BuildFailureException e) {
       throw new MojoFailureException(e.getMessage(), e);
     } catch (ToolchainException e) {
@@ -116,7 +119,7 @@ public class TestMojo extends BuildMojo {
   }
 
   /** The test parameters as the engine's settings; a value out of range names its parameter. */
-  TestSettings settings() throws MojoFailureException {
+  TestSettings settings(PlatformOutput output) throws MojoFailureException {
     if (testJobs != null && testJobs < 1) {
       throw new MojoFailureException("kernel.test.jobs must be at least 1, was " + testJobs + ".");
     }
@@ -145,7 +148,8 @@ public class TestMojo extends BuildMojo {
     }
     return new TestSettings(testSources.toPath(), test, testJobs != null ? testJobs : 0, testGpuJobs,
         Duration.ofSeconds(testTimeout), testWhiteBox, sanitizers, computeSanitizer, !skipTests,
-        reportsDirectory.toPath(), suite(), testEnvironment, testLinkFlags);
+        reportsDirectory.toPath(), output.outputDirectory().equals(outputDirectory) ? suite()
+            : suite() + "-" + output.classifier(), testEnvironment, testLinkFlags, output.platform());
   }
 
   /**

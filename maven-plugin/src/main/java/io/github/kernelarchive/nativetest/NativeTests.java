@@ -14,6 +14,7 @@ import io.github.kernelarchive.toolchain.Toolchain;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -106,12 +107,35 @@ public final class NativeTests {
     List<TestRunner.Runnable> chosen = built.runnable().stream().filter(r -> selected.contains(r.program())).toList();
     selected.stream().filter(p -> built.notBuilt().containsKey(p.name()))
         .forEach(p -> log.info("SKIP " + p.name() + ": " + built.notBuilt().get(p.name()).message()));
+    List<String> emulator = settings.platform().emulator();
+    if (!emulator.isEmpty()) {
+      // Built for another platform: each program runs under its emulator, with that platform's libraries.
+      if (!onPath(emulator.get(0))) {
+        String why = "built for " + settings.platform() + ", which runs here under " + emulator.get(0)
+            + ", not installed (apt-get install qemu-user-static)";
+        log.info("SKIP " + chosen.size() + " native test programs " + why);
+        Map<String, TestResult> byName = new LinkedHashMap<>(built.notBuilt());
+        chosen.forEach(r -> byName.put(r.program().name(), new TestResult(r.program().name(), Outcome.SKIPPED, why, "",
+            0, "", "")));
+        return selected.stream().map(p -> byName.get(p.name())).toList();
+      }
+      chosen = chosen.stream().map(r -> {
+        List<String> wrapper = new ArrayList<>(r.wrapper());
+        wrapper.addAll(emulator);
+        return new TestRunner.Runnable(r.program(), r.executable(), wrapper);
+      }).toList();
+    }
     int jobs = settings.jobs() > 0 ? settings.jobs() : Runtime.getRuntime().availableProcessors();
     List<TestResult> ran = new TestRunner(jobs, settings.gpuJobs(), settings.timeout(), runEnvironment, runDirectory,
         log).run(chosen);
     Map<String, TestResult> byName = new LinkedHashMap<>(built.notBuilt());
     ran.forEach(r -> byName.put(r.name(), r));
     return selected.stream().map(p -> byName.get(p.name())).toList();
+  }
+
+  private boolean onPath(String executable) {
+    return environment.getOrDefault("PATH", "").lines().flatMap(p -> List.of(p.split(":")).stream())
+        .anyMatch(folder -> !folder.isEmpty() && Files.isExecutable(Path.of(folder, executable)));
   }
 
   /** One block at the end, as the build's summary: Surefire's line, what did not pass, the report. */

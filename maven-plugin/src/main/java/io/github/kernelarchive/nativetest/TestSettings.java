@@ -1,5 +1,6 @@
 package io.github.kernelarchive.nativetest;
 
+import io.github.kernelarchive.toolchain.TargetPlatform;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -23,10 +24,11 @@ import java.util.Map;
  * @param suite the report's suite name
  * @param environment added to every program's environment
  * @param linkFlags added to every program's link
+ * @param platform what the programs are built for: another platform's run under its emulator
  */
 public record TestSettings(Path sources, String filter, int jobs, int gpuJobs, Duration timeout, boolean whiteBox,
     List<String> sanitizers, String computeSanitizer, boolean run, Path reportsDirectory, String suite,
-    Map<String, String> environment, List<String> linkFlags) {
+    Map<String, String> environment, List<String> linkFlags, TargetPlatform platform) {
   /** The sanitizers GCC and Clang build in and this goal knows how to read the reports of. */
   public static final List<String> KNOWN_SANITIZERS = List.of("address", "undefined", "leak");
   /** compute-sanitizer's tools. */

@@ -284,7 +284,7 @@ public final class KernelBuild {
     int localJobs = Math.min(jobs, Runtime.getRuntime().availableProcessors());
     ArchiveStage archiveStage = request.sources().archives().isEmpty() ? null : new ArchiveStage(toolchain.archiver(),
         toolchain.runner(), cache, request.parallelism().batchSize(), localJobs, request.project().outputDirectory(),
-        request.project().directory(), hashes, log);
+        request.project().directory(), hashes, log, toolchain.platform().elfMachine());
     List<ArchiveRequest> archiveRequests = archiveRequests(request, prepared, scanned.prebuilt(), compileStage);
     Map<String, Outcome> reused = new LinkedHashMap<>();
     for (ArchiveRequest archive : archiveRequests) {

@@ -2,6 +2,7 @@ package io.github.kernelarchive.toolchain;
 
 import io.github.kernelarchive.common.ToolchainException;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,9 +35,11 @@ final class LinkerSelection {
   private final ProcessRunner runner;
 
   private final ToolVersions versions;
+  private final TargetPlatform platform;
 
-  LinkerSelection(ExecutableFinder finder, ProcessRunner runner, ToolVersions versions) {
+  LinkerSelection(ExecutableFinder finder, ProcessRunner runner, ToolVersions versions, TargetPlatform platform) {
     this.versions = versions;
+    this.platform = platform;
     this.finder = finder;
     this.runner = runner;
   }
@@ -49,7 +52,7 @@ final class LinkerSelection {
         if (path.isPresent()) {
           String version = versionOf(path.get());
           if (version != null && atLeast(version, candidate.minimum())) {
-            return new Linker(candidate.name(), List.of("-fuse-ld=" + candidate.name()), path.get() + "\n" + version);
+            return new Linker(candidate.name(), driverFlags(candidate.name(), path.get()), path.get() + "\n" + version);
           }
         }
       }
@@ -66,7 +69,37 @@ final class LinkerSelection {
     Path path = finder.find(executable).orElseThrow(() -> new ToolchainException("Linker '" + wanted
         + "' (kernel.linker) is not installed: " + executable + " is not on PATH. Install it (Debian: "
         + (wanted.equals("bfd") || wanted.equals("gold") ? "binutils" : wanted) + ") or use kernel.linker=auto."));
-    return new Linker(wanted, List.of("-fuse-ld=" + wanted), path + "\n" + versionOf(path));
+    return new Linker(wanted, driverFlags(wanted, path), path + "\n" + versionOf(path));
+  }
+
+  /**
+   * {@code -fuse-ld=<name>}. A cross driver ({@code aarch64-linux-gnu-g++}) looks for
+   * {@code ld.<name>} only among its own programs, where Debian's mold and lld are not; it is shown
+   * the linker's folder with {@code -B}. Not a folder that also holds the build machine's {@code as}
+   * or {@code ld} ({@code /usr/bin}), which the driver would take too: mold installs a folder for
+   * this ({@code libexec/mold}, whose {@code ld} is mold), lld lives in LLVM's own {@code bin}.
+   */
+  private List<String> driverFlags(String name, Path executable) throws ToolchainException {
+    if (!platform.cross() || name.equals("bfd") || name.equals("gold")) {
+      return List.of("-fuse-ld=" + name); // binutils-<triple> has its own ld.bfd and ld.gold
+    }
+    Path folder;
+    try {
+      folder = executable.toRealPath().getParent();
+    } catch (IOException e) {
+      throw new ToolchainException(executable + " cannot be resolved (" + e.getMessage() + ")");
+    }
+    if (!Files.exists(folder.resolve("as")) && !Files.exists(folder.resolve("ld"))
+        && Files.isExecutable(folder.resolve("ld." + name))) {
+      return List.of("-B" + folder + "/", "-fuse-ld=" + name);
+    }
+    Path libexec = folder.resolveSibling("libexec").resolve("mold");
+    if (name.equals("mold") && Files.isExecutable(libexec.resolve("ld"))) {
+      return List.of("-B" + libexec + "/");
+    }
+    throw new ToolchainException("The " + platform + " compiler driver cannot be shown " + executable + " without the"
+        + " build machine's assembler beside it (" + folder + "): set kernel.linker=bfd (binutils-" + platform.triple()
+        + " has it) or install " + name + " in a folder of its own.");
   }
 
   private Linker byPath(Path path) throws ToolchainException {

@@ -118,7 +118,7 @@ public final class Toolchain {
   /** The linker of the final link, chosen once per build ({@link LinkerSelection}). */
   public synchronized Linker linker() throws ToolchainException {
     if (linker == null) {
-      linker = new LinkerSelection(finder, runner, versions).select(config.linker());
+      linker = new LinkerSelection(finder, runner, versions, config.platform()).select(config.linker());
     }
     return linker;
   }
@@ -136,7 +136,25 @@ public final class Toolchain {
     return List.copyOf(words);
   }
 
+  /** What the tools build for ({@link ToolchainConfig#platform}). */
+  public TargetPlatform platform() {
+    return config.platform();
+  }
+
   private Optional<Tool> locate(Language language) throws ToolchainException {
+    TargetPlatform platform = config.platform();
+    if (platform.cross()) {
+      return switch (language) {
+        case C -> Optional.of(crossCompiler("gcc", "C compiler"));
+        case CXX -> Optional.of(crossCompiler("g++", "C++ compiler"));
+        case CUDA -> gpuCompiler(config.nvcc(), "CUDA compiler", "<cuda><nvcc>", "kernel.cuda.nvcc",
+            candidates(environment.get("CUDACXX"), bin("CUDA_HOME", "nvcc"), bin("CUDA_PATH", "nvcc"),
+                "nvcc", "/usr/local/cuda/bin/nvcc"));
+        case HIP -> throw new ToolchainException("HIP sources cannot be built for " + platform + ": hipcc builds for"
+            + " the machine it runs on, and ROCm has no " + platform.triple() + " cross compiler. Leave "
+            + platform + " out of kernel.platforms, or move the .hip sources to a module that builds for the host.");
+      };
+    }
     return switch (language) {
       case C -> Optional.of(required(config.cc(), "CC", "cc", "C compiler", "<cc>", "kernel.cc"));
       case CXX -> Optional.of(required(config.cxx(), "CXX", "c++", "C++ compiler", "<cxx>", "kernel.cxx"));
@@ -146,6 +164,17 @@ public final class Toolchain {
       case HIP -> gpuCompiler(config.hipcc(), "HIP compiler", "<hip><hipcc>", "kernel.hip.hipcc",
           candidates(bin("HIP_PATH", "hipcc"), bin("ROCM_PATH", "hipcc"), "hipcc", "/opt/rocm/bin/hipcc"));
     };
+  }
+
+  /** {@code aarch64-linux-gnu-g++}: the cross compiler by the platform's triple, or an error naming its package. */
+  private Tool crossCompiler(String name, String what) throws ToolchainException {
+    TargetPlatform platform = config.platform();
+    String tool = platform.tool(name);
+    Path path = finder.find(tool).orElseThrow(() -> new ToolchainException(what + " for " + platform + ", " + tool
+        + ", is not installed. Install Debian's " + platform.compilerPackage() + " (and libc6-dev-"
+        + (platform.triple().startsWith("aarch64") ? "arm64" : platform.triple()) + "-cross), or leave " + platform
+        + " out of kernel.platforms."));
+    return identify(path, what + " for " + platform, "kernel.platforms");
   }
 
   private Tool required(String configured, String envVariable, String fallback, String what,

@@ -5,15 +5,30 @@ import java.util.Map;
 /**
  * What the user configured; {@code null} means "find it". Environment entries are passed to every
  * tool (and take part in lookups such as {@code CUDA_HOME}).
+ *
+ * @param platform what the tools build for; for another platform than the build machine's, the C
+ *     and C++ compilers are found by its triple ({@code aarch64-linux-gnu-g++}) and {@code cc} and
+ *     {@code cxx} are left to the build machine's platform
  */
 public record ToolchainConfig(
     String cc, String cxx, String nvcc, String hipcc, String ar, String launcher, String linker,
-    Map<String, String> environment) {
+    Map<String, String> environment, TargetPlatform platform) {
   public ToolchainConfig {
     environment = Map.copyOf(environment);
   }
 
+  /** For the build machine. */
+  public ToolchainConfig(String cc, String cxx, String nvcc, String hipcc, String ar, String launcher, String linker,
+      Map<String, String> environment) {
+    this(cc, cxx, nvcc, hipcc, ar, launcher, linker, environment, TargetPlatform.host());
+  }
+
   public static ToolchainConfig defaults() {
     return new ToolchainConfig(null, null, null, null, null, null, null, Map.of());
+  }
+
+  /** The same tools for {@code target}. */
+  public ToolchainConfig forPlatform(TargetPlatform target) {
+    return new ToolchainConfig(cc, cxx, nvcc, hipcc, ar, launcher, linker, environment, target);
   }
 }

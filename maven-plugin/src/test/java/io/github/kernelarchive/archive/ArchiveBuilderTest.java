@@ -41,7 +41,7 @@ class ArchiveBuilderTest {
   /** With thin batches from {@code thinFrom} bytes a member on average (0: always, Long.MAX_VALUE: never). */
   private Path build(Tool ar, List<PlannedMember> members, int batchSize, String tag, long thinFrom) throws Exception {
     Path output = dir.resolve(tag + "/libk.a");
-    new ArchiveBuilder(ar, new io.github.kernelarchive.toolchain.ProcessRunner(Map.of()), batchSize, 2, null, new io.github.kernelarchive.util.ContentHashes(), log)
+    new ArchiveBuilder(ar, new io.github.kernelarchive.toolchain.ProcessRunner(Map.of()), batchSize, 2, null, new io.github.kernelarchive.util.ContentHashes(), log, ElfObject.hostMachine())
         .thinFrom(thinFrom).build("k", NativeObjects.inputs(members), dir.resolve(tag + "/work"), output);
     new ArchiveValidator(ElfObject.hostMachine()).validate(output, members);
     return output;
@@ -108,7 +108,7 @@ class ArchiveBuilderTest {
     Path scratch = Files.createDirectories(dir.resolve("scratch/deep/er/target"));
     Path target = Files.createSymbolicLink(dir.resolve("checkout/target"), scratch);
     Path output = target.resolve("libk.a");
-    new ArchiveBuilder(ar, new io.github.kernelarchive.toolchain.ProcessRunner(Map.of()), 5, 2, null, new io.github.kernelarchive.util.ContentHashes(), log)
+    new ArchiveBuilder(ar, new io.github.kernelarchive.toolchain.ProcessRunner(Map.of()), 5, 2, null, new io.github.kernelarchive.util.ContentHashes(), log, ElfObject.hostMachine())
         .build("k", NativeObjects.inputs(members), target.resolve("work"), output);
     new ArchiveValidator(ElfObject.hostMachine()).validate(output, members);
   }
@@ -159,7 +159,7 @@ class ArchiveBuilderTest {
     io.github.kernelarchive.util.ContentHashes hashes = io.github.kernelarchive.util.ContentHashes.load(hashFile);
     Path output = dir.resolve("prebuilt/libk.a");
     ArchiveBuilder.Result result = new ArchiveBuilder(ar, new io.github.kernelarchive.toolchain.ProcessRunner(Map.of()),
-        10, 2, null, hashes, log).build("k", members.stream().map(m -> new ArchiveBuilder.Input(m.name(), m.object()))
+        10, 2, null, hashes, log, ElfObject.hostMachine()).build("k", members.stream().map(m -> new ArchiveBuilder.Input(m.name(), m.object()))
         .toList(), dir.resolve("prebuilt/work"), output);
     new ArchiveValidator(ElfObject.hostMachine()).validate(output, members);
     for (InspectedObject member : result.members()) {

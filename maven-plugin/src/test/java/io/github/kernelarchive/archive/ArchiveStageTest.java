@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.kernelarchive.common.BuildFailureException;
+import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.pipeline.RecordingLog;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.Tool;
@@ -24,7 +25,8 @@ class ArchiveStageTest {
 
   private ArchiveStage stage(ContentHashes hashes) throws Exception {
     return new ArchiveStage(new Toolchain(ToolchainConfig.defaults(), System.getenv()).archiver(),
-        new ProcessRunner(Map.of()), null, 400, 2, dir.resolve("out"), dir, hashes, new RecordingLog());
+        new ProcessRunner(Map.of()), null, 400, 2, dir.resolve("out"), dir, hashes, new RecordingLog(),
+        ElfObject.hostMachine());
   }
 
   private static ArchiveRequest request(List<PlannedMember> members) {

@@ -41,7 +41,8 @@ class ArchiveValidatorTest {
   private Path build(List<PlannedMember> planned, String tag) throws Exception {
     Path output = dir.resolve(tag + "/libk.a");
     new ArchiveBuilder(new Toolchain(ToolchainConfig.defaults(), System.getenv()).archiver(),
-        new ProcessRunner(Map.of()), 4, 2, null, new io.github.kernelarchive.util.ContentHashes(), new RecordingLog()).build("k", NativeObjects.inputs(planned),
+        new ProcessRunner(Map.of()), 4, 2, null, new io.github.kernelarchive.util.ContentHashes(), new RecordingLog(),
+        ElfObject.hostMachine()).build("k", NativeObjects.inputs(planned),
         dir.resolve(tag + "/work"), output);
     return output;
   }

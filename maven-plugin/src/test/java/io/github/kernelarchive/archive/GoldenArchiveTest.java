@@ -3,6 +3,7 @@ package io.github.kernelarchive.archive;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.github.kernelarchive.elf.ElfObject;
 import io.github.kernelarchive.pipeline.RecordingLog;
 import io.github.kernelarchive.toolchain.ProcessRunner;
 import io.github.kernelarchive.toolchain.Tool;
@@ -56,7 +57,7 @@ class GoldenArchiveTest {
       for (long thinFrom : new long[] {Long.MAX_VALUE, 0}) {
         String tag = archiver + "-" + batchSize + (thinFrom == 0 ? "-thin" : "-copied");
         Path output = dir.resolve(tag + "/libgolden.a");
-        new ArchiveBuilder(ar, new ProcessRunner(Map.of()), batchSize, 2, null, new ContentHashes(), new RecordingLog())
+        new ArchiveBuilder(ar, new ProcessRunner(Map.of()), batchSize, 2, null, new ContentHashes(), new RecordingLog(), ElfObject.hostMachine())
             .thinFrom(thinFrom).build("golden", NativeObjects.inputs(members), dir.resolve(tag + "/work"), output);
         assertEquals(SHA256_AT_7CD607F, Hashing.ofFile(output), tag);
         assertEquals(thinFrom == 0 ? "!<thin>\n" : "!<arch>\n", new String(Files.readAllBytes(

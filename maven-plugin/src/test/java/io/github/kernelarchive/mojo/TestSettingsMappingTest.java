@@ -25,6 +25,10 @@ class TestSettingsMappingTest {
     f.set(mojo, value);
   }
 
+  private static TestSettings settingsOf(TestMojo mojo) throws Exception {
+    return mojo.settings(mojo.platformOutputs().get(0));
+  }
+
   /** A test goal as Maven sets it up with the defaults its annotations declare. */
   private static TestMojo mojo(String executionId) throws Exception {
     TestMojo mojo = new TestMojo();
@@ -33,13 +37,14 @@ class TestSettingsMappingTest {
     set(mojo, TestMojo.class, "testGpuJobs", 1);
     set(mojo, TestMojo.class, "testTimeout", 300);
     set(mojo, TestMojo.class, "reportsDirectory", new File("/p/target/surefire-reports"));
-    set(mojo, TestMojo.class, "mojoExecution", new MojoExecution(new MojoDescriptor(), executionId));
+    set(mojo, KernelMojo.class, "outputDirectory", new File("/p/target/kernel"));
+    set(mojo, BuildMojo.class, "mojoExecution", new MojoExecution(new MojoDescriptor(), executionId));
     return mojo;
   }
 
   @Test
   void defaultsAreSurefiresAndTheCores() throws Exception {
-    TestSettings settings = mojo("default-test").settings();
+    TestSettings settings = settingsOf(mojo("default-test"));
     assertEquals(new File("/p/src/test/native").toPath(), settings.sources());
     assertNull(settings.filter());
     assertEquals(0, settings.jobs(), "0: the engine takes the cores");
@@ -55,8 +60,8 @@ class TestSettingsMappingTest {
 
   @Test
   void anExecutionThePomNamedGetsASuiteOfItsOwn() throws Exception {
-    assertEquals("mha", mojo("default").settings().suite());
-    assertEquals("mha-cpu-only", mojo("cpu-only").settings().suite());
+    assertEquals("mha", settingsOf(mojo("default")).suite());
+    assertEquals("mha-cpu-only", settingsOf(mojo("cpu-only")).suite());
   }
 
   @Test
@@ -67,7 +72,7 @@ class TestSettingsMappingTest {
     set(mojo, TestMojo.class, "skipTests", true);
     set(mojo, TestMojo.class, "testJobs", 6);
     set(mojo, TestMojo.class, "test", "test_*");
-    TestSettings settings = mojo.settings();
+    TestSettings settings = settingsOf(mojo);
     assertEquals(List.of("address", "undefined"), settings.sanitizers());
     assertEquals("memcheck", settings.computeSanitizer());
     assertFalse(settings.run());
@@ -77,21 +82,18 @@ class TestSettingsMappingTest {
 
   @Test
   void aBadValueNamesItsParameterAndTheValuesItTakes() throws Exception {
-    TestMojo mojo = mojo("default-test");
-    set(mojo, TestMojo.class, "testSanitize", "address,memory");
     assertEquals("kernel.test.sanitize names 'memory': use address, undefined, leak (comma-separated).",
-        assertThrows(MojoFailureException.class, mojo::settings).getMessage());
-    mojo = mojo("default-test");
-    set(mojo, TestMojo.class, "testComputeSanitizer", "memchek");
+        refused("testSanitize", "address,memory"));
     assertEquals("kernel.test.computeSanitizer is 'memchek': use memcheck, racecheck, initcheck, synccheck.",
-        assertThrows(MojoFailureException.class, mojo::settings).getMessage());
-    mojo = mojo("default-test");
-    set(mojo, TestMojo.class, "testTimeout", 0);
-    assertEquals("kernel.test.timeout must be at least 1 (seconds), was 0.",
-        assertThrows(MojoFailureException.class, mojo::settings).getMessage());
-    mojo = mojo("default-test");
-    set(mojo, TestMojo.class, "testJobs", 0);
-    assertEquals("kernel.test.jobs must be at least 1, was 0.",
-        assertThrows(MojoFailureException.class, mojo::settings).getMessage());
+        refused("testComputeSanitizer", "memchek"));
+    assertEquals("kernel.test.timeout must be at least 1 (seconds), was 0.", refused("testTimeout", 0));
+    assertEquals("kernel.test.jobs must be at least 1, was 0.", refused("testJobs", 0));
+  }
+
+  /** The message of the failure that setting {@code field} of the test goal to {@code value} gives. */
+  private static String refused(String field, Object value) throws Exception {
+    TestMojo mojo = mojo("default-test");
+    set(mojo, TestMojo.class, field, value);
+    return assertThrows(MojoFailureException.class, () -> settingsOf(mojo)).getMessage();
   }
 }

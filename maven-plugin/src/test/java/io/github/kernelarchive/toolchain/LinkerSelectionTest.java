@@ -30,7 +30,8 @@ class LinkerSelectionTest {
 
   private Linker select(String configured, String... folders) throws ToolchainException {
     String path = String.join(":", java.util.Arrays.stream(folders).map(f -> dir.resolve(f).toString()).toList());
-    return new LinkerSelection(new ExecutableFinder(path), new ProcessRunner(Map.of()), new ToolVersions(null))
+    return new LinkerSelection(new ExecutableFinder(path), new ProcessRunner(Map.of()), new ToolVersions(null),
+        TargetPlatform.host())
         .select(configured);
   }
 

@@ -1,0 +1,29 @@
+def check = evaluate(new File(itLib, 'checks.groovy'))
+def runs = check.invocations(basedir)
+
+// 1: each platform into its own folder, each library of its own machine.
+assert runs[0].contains("Platform linux-aarch64 into ${new File(basedir, 'target/kernel-linux-aarch64')}"): runs[0]
+def x86 = new File(basedir, 'target/kernel/libsum.so')
+def arm = new File(basedir, 'target/kernel-linux-aarch64/libsum.so')
+assert check.sh(['readelf', '-h', x86.path], basedir).contains('Advanced Micro Devices X86-64')
+assert check.sh(['readelf', '-h', arm.path], basedir).contains('AArch64')
+def exported = check.sh(['readelf', '--dyn-syms', '--wide', arm.path], basedir).readLines()
+    .findAll { it =~ / GLOBAL +DEFAULT +\d+ / }.collect { it.trim().split(/\s+/)[7] }.sort()
+assert exported == ['sum_machine@@SUM_1', 'sum_roots@@SUM_1']: exported
+// Each platform's test program ran, the aarch64 one under qemu, each with a report of its own.
+def x86Report = new File(basedir, 'target/surefire-reports/TEST-sum.xml').text
+def armReport = new File(basedir, 'target/surefire-reports/TEST-sum-linux-aarch64.xml').text
+assert x86Report.contains('tests="1"') && x86Report.contains('failures="0"') && x86Report.contains('machine=x86_64'): x86Report
+assert armReport.contains('tests="1"') && armReport.contains('failures="0"') && armReport.contains('machine=aarch64'): armReport
+// A bundle and a jar per platform, and the jar that holds both.
+def bundles = new File(basedir, 'target').listFiles().collect { it.name }.findAll { it.endsWith('.kernel') }.sort()
+assert bundles.contains('platforms-1.0-linux-aarch64.kernel') && bundles.contains('platforms-1.0-linux-x86_64.kernel'): bundles
+def merged = new java.util.zip.ZipFile(new File(basedir, 'target/platforms-1.0-multiplatform.jar'))
+assert merged.getEntry('META-INF/native/linux-aarch64/libsum.so') && merged.getEntry('META-INF/native/linux-x86_64/libsum.so')
+merged.close()
+
+// 2: the x86_64 object refused for the aarch64 build, by name.
+assert runs[1].contains('helper.o'): runs[1]
+assert runs[1] =~ /x86-64/: runs[1]
+assert runs[1].contains('BUILD FAILURE')
+true

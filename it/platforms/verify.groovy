@@ -21,6 +21,9 @@ assert bundles.contains('platforms-1.0-linux-aarch64.kernel') && bundles.contain
 def merged = new java.util.zip.ZipFile(new File(basedir, 'target/platforms-1.0-multiplatform.jar'))
 assert merged.getEntry('META-INF/native/linux-aarch64/libsum.so') && merged.getEntry('META-INF/native/linux-x86_64/libsum.so')
 merged.close()
+// A wheel per platform, tagged for its machine (std::thread needs GLIBCXX_3.4.22 on both).
+def wheels = new File(basedir, 'target').listFiles().collect { it.name }.findAll { it.endsWith('.whl') }.sort()
+assert wheels == ['sum-1.0-py3-none-manylinux_2_24_aarch64.whl', 'sum-1.0-py3-none-manylinux_2_24_x86_64.whl']: wheels
 
 // 2: the x86_64 object refused for the aarch64 build, by name.
 assert runs[1].contains('helper.o'): runs[1]

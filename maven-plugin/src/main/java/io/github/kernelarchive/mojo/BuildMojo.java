@@ -400,6 +400,11 @@ public class BuildMojo extends KernelMojo {
       includes.addAll(JniHeaders.directories(System.getenv("JAVA_HOME"), System.getProperty("java.home")));
       allExports.addAll(JniHeaders.EXPORTS);
     }
+    if (PythonModule.wanted(wheel) && output.platform().cross()) {
+      throw new MojoFailureException("<wheel><module> makes a CPython extension module, compiled against the build"
+          + " machine's Python headers; " + output.platform() + " would need its own. Build the extension module"
+          + " on " + output.platform() + ", or use a ctypes wrapper (no <module>) for it.");
+    }
     if (PythonModule.wanted(wheel)) {
       // An extension module: Python's headers (never its library: the interpreter provides the
       // symbols when it loads the module) and its init function beside the C API.

@@ -56,9 +56,15 @@ public class WheelMojo extends PackagingMojo {
       getLog().debug("No <wheel> configured: no wheel written.");
       return;
     }
+    for (PlatformOutput output : platformOutputs()) {
+      wheel(output);
+    }
+  }
+
+  private void wheel(PlatformOutput output) throws MojoExecutionException, MojoFailureException {
     WheelBuilder.Result result;
     try {
-      result = new WheelBuilder(new ProcessRunner(Map.of())).build(request());
+      result = new WheelBuilder(new ProcessRunner(Map.of())).build(request(output));
     } catch (BuildFailureException e) {
       throw new MojoFailureException(e.getMessage(), e);
     } catch (ToolchainException e) {
@@ -88,7 +94,7 @@ public class WheelMojo extends PackagingMojo {
   }
 
   /** The pom's {@code <wheel>} as the wheel stage's request. */
-  WheelRequest request() throws MojoFailureException, ToolchainException {
+  WheelRequest request(PlatformOutput output) throws MojoFailureException, ToolchainException {
     String version;
     try {
       version = wheel.version != null ? PythonVersion.checked(wheel.version)
@@ -96,8 +102,9 @@ public class WheelMojo extends PackagingMojo {
     } catch (BuildFailureException e) {
       throw new MojoFailureException(e.getMessage(), e);
     }
-    Path kernelOutput = outputDirectory.toPath();
+    Path kernelOutput = output.outputDirectory().toPath();
     BundleMetadata built = metadata(kernelOutput);
+
     String importPackage = wheel.importPackage() != null ? wheel.importPackage() : library;
     Map<String, List<String>> extras = new LinkedHashMap<>();
     for (WheelConfig.ExtraConfig extra : wheel.extras) {

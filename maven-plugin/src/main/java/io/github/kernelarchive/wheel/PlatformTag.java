@@ -74,6 +74,9 @@ public final class PlatformTag {
     List<String> blacklisted = List.of();
     boolean belowFloor = false;
     for (ManylinuxPolicy policy : ManylinuxPolicy.all()) {
+      if (policy.versionsFor(architecture).isEmpty()) {
+        continue; // not defined for this architecture (manylinux1 has no aarch64)
+      }
       if (!policy.libraries().containsAll(systemLibraries) || !offending(policy, architecture, required).isEmpty()) {
         continue;
       }

@@ -121,4 +121,15 @@ class PlatformTagTest {
         NativeLibraries.parse(math))), Set.of(), ARCH, null, "2.17");
     assertEquals("manylinux_2_31", needsMore.policy().name(), "exp@GLIBC_2.29 needs more than the target");
   }
+
+  @Test
+  void anAarch64LibraryTakesNoPolicyWithoutAarch64() throws Exception {
+    Installed.assumeOnPath("aarch64-linux-gnu-gcc", "the aarch64 tag");
+    java.nio.file.Files.writeString(dir.resolve("p.c"), "int p(int x) { return x + 1; }\n");
+    Commands.run(List.of("aarch64-linux-gnu-gcc", "-shared", "-fPIC", "-o", "libp.so", "p.c"), dir);
+    PlatformTag.Result result = PlatformTag.compute(List.of(new PlatformTag.ElfFile("p/libp.so",
+        NativeLibraries.parse(dir.resolve("libp.so")))), Set.of(), "aarch64", null, null);
+    assertEquals(List.of("manylinux_2_17_aarch64", "manylinux2014_aarch64"), result.tags(),
+        "aarch64 begins at manylinux2014");
+  }
 }

@@ -24,6 +24,15 @@ merged.close()
 // A wheel per platform, tagged for its machine (std::thread needs GLIBCXX_3.4.22 on both).
 def wheels = new File(basedir, 'target').listFiles().collect { it.name }.findAll { it.endsWith('.whl') }.sort()
 assert wheels == ['sum-1.0-py3-none-manylinux_2_24_aarch64.whl', 'sum-1.0-py3-none-manylinux_2_24_x86_64.whl']: wheels
+// Each wheel's Python test ran on its platform: here, and under qemu in an arm64 Python where .ci/run made one.
+def pythonReport = new File(basedir, 'target/surefire-reports/TEST-python.xml').text
+assert pythonReport.contains('tests="1"') && pythonReport.contains('failures="0"') && pythonReport.contains('machine x86_64'): pythonReport
+if (new File('/opt/kernel-archive/arm64/usr/bin').isDirectory()) {
+  def armPython = new File(basedir, 'target/surefire-reports/TEST-python-linux-aarch64.xml').text
+  assert armPython.contains('tests="1"') && armPython.contains('failures="0"') && armPython.contains('machine aarch64'): armPython
+} else {
+  assert runs[0].contains('SKIP Python tests of sum-1.0-py3-none-manylinux_2_24_aarch64.whl: no linux-aarch64 Python'): runs[0]
+}
 
 // 2: the x86_64 object refused for the aarch64 build, by name.
 assert runs[1].contains('helper.o'): runs[1]

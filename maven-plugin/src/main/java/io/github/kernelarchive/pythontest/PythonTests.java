@@ -8,7 +8,9 @@ import io.github.kernelarchive.nativetest.TestResult;
 import io.github.kernelarchive.nativetest.TestResult.Outcome;
 import io.github.kernelarchive.toolchain.ProcessResult;
 import io.github.kernelarchive.toolchain.ProcessRunner;
+import io.github.kernelarchive.wheelfile.WheelVerifier;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -16,10 +18,13 @@ import java.nio.file.Path;
 import java.nio.file.PathMatcher;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.apache.commons.compress.archivers.zip.ZipArchiveEntry;
+import org.apache.commons.compress.archivers.zip.ZipFile;
 import org.codehaus.plexus.util.FileUtils;
 
 /**
@@ -36,9 +41,21 @@ public final class PythonTests {
    * @param filter glob of the test files' names to run ({@code kernel.test}), or null for all
    */
   public record Request(Path wheel, Path testSources, Path workDirectory, Path reportsDirectory, String python,
-      List<Path> findLinks, String filter, Duration timeout) {
+      List<Path> findLinks, String filter, Duration timeout, Emulated emulated) {
     public Request {
       findLinks = List.copyOf(findLinks);
+    }
+  }
+
+  /**
+   * A wheel of another platform, tested under its emulator: {@code emulator} runs
+   * {@code interpreter}, a Python of that platform unpacked from its distribution's packages (no
+   * venv, no pip there), with the wheel unpacked onto its {@code PYTHONPATH}, as an installer
+   * would lay it out. {@code suite} names its report ({@code python-linux-aarch64}).
+   */
+  public record Emulated(List<String> emulator, Path interpreter, String suite) {
+    public Emulated {
+      emulator = List.copyOf(emulator);
     }
   }
 
@@ -64,6 +81,9 @@ public final class PythonTests {
     if (tests.isEmpty()) {
       return new Summary(List.of(), null);
     }
+    if (request.emulated() != null) {
+      return runEmulated(request, tests);
+    }
     Path venv = request.workDirectory().resolve("venv");
     FileUtils.deleteDirectory(venv.toFile());
     Files.createDirectories(request.workDirectory());
@@ -80,17 +100,52 @@ public final class PythonTests {
           + " venv (offline: its Requires-Dist must be in the <wheel><findLinks> folders):\n" + installed.output());
     }
     boolean pytest = runner.run(List.of(python.toString(), "-c", "import pytest"), request.workDirectory()).succeeded();
+    return runAll(List.of(python.toString()), pytest, tests, request, Map.of(), SUITE);
+  }
+
+  /** Each file in turn, one {@code [n/N]} line each, then the report. */
+  private Summary runAll(List<String> python, boolean pytest, List<Path> tests, Request request,
+      Map<String, String> environment, String suite) throws IOException {
     List<TestResult> results = new ArrayList<>();
     int n = 0;
     for (Path test : tests) {
-      TestResult result = runOne(python, pytest, test, request);
+      TestResult result = runOne(python, pytest, test, request, environment);
       results.add(result);
       log.info("[" + (++n) + "/" + tests.size() + "] " + result.outcome() + " " + result.name()
           + (result.outcome() == Outcome.PASSED ? "" : ": " + result.message()));
     }
-    Path report = SurefireReport.write(request.reportsDirectory(), SUITE, results,
+    Path report = SurefireReport.write(request.reportsDirectory(), suite, results,
         Map.of("wheel", request.wheel().getFileName().toString(), "runner", pytest ? "pytest" : "python"));
     return new Summary(results, report);
+  }
+
+  /** The wheel unpacked into {@code site/}, its files checked against RECORD first; the tests on the emulated Python. */
+  private Summary runEmulated(Request request, List<Path> tests) throws BuildFailureException, IOException {
+    Path site = request.workDirectory().resolve("site");
+    FileUtils.deleteDirectory(site.toFile());
+    Files.createDirectories(site);
+    try (ZipFile zip = ZipFile.builder().setPath(request.wheel()).get()) {
+      List<ZipArchiveEntry> entries = Collections.list(zip.getEntries());
+      String distInfo = entries.stream().map(ZipArchiveEntry::getName).filter(n -> n.endsWith(".dist-info/RECORD"))
+          .map(n -> n.substring(0, n.length() - "/RECORD".length())).findFirst()
+          .orElseThrow(() -> new BuildFailureException(request.wheel() + " has no .dist-info/RECORD"));
+      WheelVerifier.verify(request.wheel(), distInfo);
+      for (ZipArchiveEntry entry : entries) {
+        Path file = site.resolve(entry.getName()).normalize();
+        if (!file.startsWith(site) || entry.isDirectory()) {
+          throw new BuildFailureException(request.wheel() + " holds " + entry.getName() + ", which no installer"
+              + " would write into its site folder");
+        }
+        Files.createDirectories(file.getParent());
+        try (InputStream in = zip.getInputStream(entry)) {
+          Files.copy(in, file);
+        }
+      }
+    }
+    List<String> python = new ArrayList<>(request.emulated().emulator());
+    python.add(request.emulated().interpreter().toString());
+    log.info("Python tests of " + request.wheel().getFileName() + " under " + String.join(" ", python));
+    return runAll(python, false, tests, request, Map.of("PYTHONPATH", site.toString()), request.emulated().suite());
   }
 
   private static List<Path> tests(Request request) throws IOException {
@@ -108,15 +163,18 @@ public final class PythonTests {
   }
 
   /** One file in the venv, from the work folder (not the sources: the import must find the installed package). */
-  private TestResult runOne(Path python, boolean pytest, Path test, Request request) throws IOException {
+  private TestResult runOne(List<String> python, boolean pytest, Path test, Request request,
+      Map<String, String> environment) throws IOException {
     String name = test.getFileName().toString().replaceAll("\\.py$", "");
-    List<String> argv = pytest ? List.of(python.toString(), "-m", "pytest", "-q", "-p", "no:cacheprovider", test.toString())
-        : List.of(python.toString(), test.toString());
+    List<String> argv = new ArrayList<>(python);
+    argv.addAll(pytest ? List.of("-m", "pytest", "-q", "-p", "no:cacheprovider", test.toString())
+        : List.of(test.toString()));
     Path stdout = request.workDirectory().resolve(name + ".out");
     Path stderr = request.workDirectory().resolve(name + ".err");
     ProcessBuilder builder = new ProcessBuilder(argv).directory(request.workDirectory().toFile())
         .redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
     builder.environment().remove("PYTHONPATH");
+    builder.environment().putAll(environment);
     long start = System.nanoTime();
     Process process = builder.start();
     boolean finished;

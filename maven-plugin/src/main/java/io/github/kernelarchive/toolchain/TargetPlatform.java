@@ -68,11 +68,14 @@ public record TargetPlatform(String classifier, String triple, int elfMachine, b
    * ({@code qemu-aarch64-static -L <sysroot>}, Debian's qemu-user-static).
    */
   public List<String> emulator() {
-    if (!cross) {
-      return List.of();
-    }
-    String qemu = KNOWN.stream().filter(k -> k.classifier.equals(classifier)).findFirst().orElseThrow().qemu;
-    return List.of(qemu, "-L", sysroot().orElseThrow().toString());
+    return cross ? emulatorWith(sysroot().orElseThrow()) : List.of();
+  }
+
+  /** The emulator with {@code root} as the platform's file system ({@code -L}): a Python unpacked there, say. */
+  public List<String> emulatorWith(Path root) {
+    String qemu = KNOWN.stream().filter(k -> k.classifier.equals(classifier)).findFirst().map(Known::qemu)
+        .orElseThrow(() -> new IllegalStateException("no emulator known for " + classifier));
+    return List.of(qemu, "-L", root.toString());
   }
 
   @Override

@@ -44,7 +44,7 @@ class PythonTestsTest {
 
     RecordingLog log = new RecordingLog();
     PythonTests.Summary summary = new PythonTests(log).run(new PythonTests.Request(wheel, tests, dir.resolve("work"),
-        dir.resolve("reports"), PYTHON, List.of(), null, Duration.ofSeconds(60)));
+        dir.resolve("reports"), PYTHON, List.of(), null, Duration.ofSeconds(60), null));
 
     List<String> outcomes = summary.results().stream().map(r -> r.name() + " " + r.outcome()).toList();
     assertEquals(List.of("test_bad FAILED", "test_ok PASSED", "test_skip SKIPPED"), outcomes);
@@ -57,7 +57,7 @@ class PythonTestsTest {
         report);
 
     PythonTests.Summary one = new PythonTests(log).run(new PythonTests.Request(wheel, tests, dir.resolve("work"),
-        dir.resolve("reports"), PYTHON, List.of(), "test_ok", Duration.ofSeconds(60)));
+        dir.resolve("reports"), PYTHON, List.of(), "test_ok", Duration.ofSeconds(60), null));
     assertEquals(List.of("test_ok"), one.results().stream().map(TestResult::name).toList());
   }
 }

@@ -24,6 +24,7 @@ public final class Installed {
       Map.entry("distcc", "distcc"), Map.entry("distccd", "distcc"), Map.entry("icecc", "icecc"),
       Map.entry("iceccd", "icecc"), Map.entry("icecc-scheduler", "icecc"), Map.entry("ccache", "ccache"),
       Map.entry("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"), Map.entry("hipcc", "hipcc"),
+      Map.entry("aarch64-linux-gnu-g++", "g++-aarch64-linux-gnu"), Map.entry("qemu-aarch64-static", "qemu-user-static"),
       Map.entry("ar", "binutils"), Map.entry("c++filt", "binutils"), Map.entry("ip", "iproute2"),
       Map.entry("srun", "slurm-client"), Map.entry("slurmctld", "slurmctld"), Map.entry("slurmd", "slurmd"),
       Map.entry("munged", "munge"), Map.entry("patchelf", "patchelf"), Map.entry("castxml", "castxml"),

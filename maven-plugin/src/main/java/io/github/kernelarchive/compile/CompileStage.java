@@ -233,6 +233,9 @@ public final class CompileStage {
       Tool host = toolchain.compiler(Language.CXX).orElseThrow();
       prefix.add("-ccbin");
       prefix.add(host.command());
+      if (toolchain.platform().cross()) {
+        prefix.addAll(CudaHeaders.flags(compiler, toolchain.platform(), toolchain.runner()));
+      }
       prefix.addAll(GpuArchitectures.nvccFlags(options.cudaArchs()));
       identity = identity + "\n" + host.identity();
     } else if (language == Language.HIP) {

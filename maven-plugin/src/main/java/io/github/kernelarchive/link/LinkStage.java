@@ -93,6 +93,17 @@ public final class LinkStage {
     if (inputs.usesCuda()) {
       Tool nvcc = toolchain.compiler(Language.CUDA).orElseThrow();
       Path cudaDirectory = CudaLibraries.directory(nvcc, toolchain.runner());
+      if (toolchain.platform().cross() && settings.cudaRuntime() != CudaRuntime.STUB) {
+        // The stub needs only the runtime's function names, which every platform's has; static and
+        // shared link the runtime itself, which must be built for the platform.
+        cudaDirectory = CudaLibraries.crossDirectory(nvcc, toolchain.runner(), toolchain.platform()).orElseThrow(() ->
+            new BuildFailureException("kernel.cuda.runtime=" + settings.cudaRuntime().name().toLowerCase(
+                java.util.Locale.ROOT) + " for " + toolchain.platform() + " links the CUDA runtime built for it"
+                + " (libcudart_static.a, libcudart.so), which " + nvcc.command() + "'s install does not have under"
+                + " targets/" + (toolchain.platform().triple().startsWith("aarch64") ? "sbsa-linux" : "")
+                + "/lib. Install NVIDIA's cross packages for it, or set kernel.cuda.runtime=stub, which needs no"
+                + " library of the platform: the runtime is loaded on first use."));
+      }
       switch (settings.cudaRuntime()) {
         case SHARED -> linkFlags.addAll(List.of("-L" + cudaDirectory, "-lcudart"));
         case STUB -> stubs.add(cudaRuntimeStub(cudaDirectory, CudaLibraries.root(nvcc, toolchain.runner())));
@@ -106,7 +117,8 @@ public final class LinkStage {
     }
     if (!stubs.isEmpty()) {
       awaitArchives(inputs); // stubs are made for what the archives call
-      StubStage stage = new StubStage(toolchain.compiler(Language.C).orElseThrow(), toolchain.runner(), outputDirectory);
+      StubStage stage = new StubStage(toolchain.compiler(Language.C).orElseThrow(), toolchain.runner(), outputDirectory,
+          toolchain.platform().elfMachine());
       List<Path> archiveFiles = inputs.archives().stream().map(Archive::file).toList();
       for (StubRequest stub : stubs) {
         StubStage.Result made = stage.build(stub, hostObjects, archiveFiles);

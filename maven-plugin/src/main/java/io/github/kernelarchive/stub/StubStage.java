@@ -43,8 +43,11 @@ public final class StubStage {
   private final Tool cc;
   private final ProcessRunner runner;
   private final Path outputDirectory;
+  private final int machine;
 
-  public StubStage(Tool cc, ProcessRunner runner, Path outputDirectory) {
+  /** @param machine the ELF machine {@code cc} compiles for: the stub's trampolines are its assembly */
+  public StubStage(Tool cc, ProcessRunner runner, Path outputDirectory, int machine) {
+    this.machine = machine;
     this.cc = cc;
     this.runner = runner;
     this.outputDirectory = outputDirectory;
@@ -96,7 +99,7 @@ public final class StubStage {
     }
     AtomicFiles.writeIfChanged(outputDirectory.resolve("stubs-" + request.name() + ".txt"), list.toString().getBytes(StandardCharsets.UTF_8));
     // The compiler's identity closes the source, so the object is rebuilt when either changes.
-    String source = StubSource.generate(request.name(), sonames, functions, kinds, request.missingResult())
+    String source = StubSource.generate(request.name(), sonames, functions, kinds, request.missingResult(), machine)
         + "/* compiled by " + cc.identity().lines().findFirst().orElse("") + " */\n";
     Path sourceFile = folder.resolve(request.name() + "-stub.c");
     Path object = folder.resolve(request.name() + "-stub.o");

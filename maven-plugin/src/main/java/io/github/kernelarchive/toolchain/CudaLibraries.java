@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -35,6 +36,30 @@ public final class CudaLibraries {
   public static String major(Tool nvcc) {
     Matcher m = RELEASE.matcher(nvcc.identity());
     return m.find() ? m.group(1) : null;
+  }
+
+  /**
+   * A CUDA install's folders for {@code platform} under {@code targets/}: {@code sbsa-linux} (and
+   * {@code aarch64-linux}, Jetson's) for linux-aarch64, {@code x86_64-linux} for linux-x86_64.
+   */
+  public static List<Path> targetFolders(Path root, TargetPlatform platform) {
+    Path targets = root.resolve("targets");
+    return platform.triple().startsWith("aarch64") ? List.of(targets.resolve("sbsa-linux"), targets.resolve("aarch64-linux"))
+        : List.of(targets.resolve(platform.triple().replace("-gnu", "")));
+  }
+
+  /**
+   * The folder of the CUDA runtime built for {@code platform}, for a cross build's static or shared
+   * runtime: the install's {@code targets/<target>/lib}; empty where it has none (an x86_64 install
+   * without NVIDIA's cross packages).
+   */
+  public static Optional<Path> crossDirectory(Tool nvcc, ProcessRunner runner, TargetPlatform platform) {
+    Path root = root(nvcc, runner);
+    if (root == null) {
+      return Optional.empty();
+    }
+    return targetFolders(root, platform).stream().map(t -> t.resolve("lib"))
+        .filter(l -> Files.isRegularFile(l.resolve("libcudart_static.a"))).findFirst();
   }
 
   public static Path directory(Tool nvcc, ProcessRunner runner) throws ToolchainException {

@@ -22,8 +22,8 @@ def merged = new java.util.zip.ZipFile(new File(basedir, 'target/platforms-1.0-m
 assert merged.getEntry('META-INF/native/linux-aarch64/libsum.so') && merged.getEntry('META-INF/native/linux-x86_64/libsum.so')
 merged.close()
 // A wheel per platform, tagged for its machine (std::thread needs GLIBCXX_3.4.22 on both).
-def wheels = new File(basedir, 'target').listFiles().collect { it.name }.findAll { it.endsWith('.whl') }.sort()
-assert wheels == ['sum-1.0-py3-none-manylinux_2_24_aarch64.whl', 'sum-1.0-py3-none-manylinux_2_24_x86_64.whl']: wheels
+assert runs[0].contains('Wheel: sum-1.0-py3-none-manylinux_2_24_x86_64.whl'): runs[0]
+assert runs[0].contains('Wheel: sum-1.0-py3-none-manylinux_2_24_aarch64.whl'): runs[0]
 // Each wheel's Python test ran on its platform: here, and under qemu in an arm64 Python where .ci/run made one.
 def pythonReport = new File(basedir, 'target/surefire-reports/TEST-python.xml').text
 assert pythonReport.contains('tests="1"') && pythonReport.contains('failures="0"') && pythonReport.contains('machine x86_64'): pythonReport
@@ -64,6 +64,17 @@ if (armJava.isFile()) {
 } else {
   println 'SKIPPED the arm64 JVM: no Debian arm64 OpenJDK 17 at /opt/kernel-archive/arm64 (.ci/run unpacks one)'
 }
+
+// 3: with kernel.glibc=2.17 the aarch64 library needs no glibc version above 2.17 and no libstdc++ of the
+// system, its test program passes under qemu, and each wheel is tagged manylinux_2_17 for its machine: run 1's
+// wheels, of the same version and architecture, were removed.
+def armVersions = check.sh(['readelf', '-V', arm.path], basedir).findAll(/Name: ([A-Z]+_[0-9.]+)/) { it[1] }.unique().sort()
+assert armVersions == ['GLIBC_2.17', 'SUM_1']: armVersions
+assert runs[2].contains('removed sum-1.0-py3-none-manylinux_2_24_aarch64.whl'): runs[2]
+def wheels = new File(basedir, 'target').listFiles().collect { it.name }.findAll { it.endsWith('.whl') }.sort()
+assert wheels == ['sum-1.0-py3-none-manylinux_2_17_aarch64.manylinux2014_aarch64.whl',
+                  'sum-1.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl']: wheels
+assert runs[2].findAll(/PASS roots/).size() == 2 && runs[2].findAll(/PASSED test_sum/).size() == 2: runs[2]
 
 // 2: the x86_64 object refused for the aarch64 build, by name.
 assert runs[1].contains('helper.o'): runs[1]

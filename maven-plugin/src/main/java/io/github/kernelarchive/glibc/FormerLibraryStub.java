@@ -20,12 +20,12 @@ final class FormerLibraryStub {
     int n = 0;
     for (RedirectPlan.Redirect redirect : redirects) {
       String local = "ka_glibc_stub_" + n++;
-      text.append("\t.globl ").append(local).append("\n\t.type ").append(local).append(", @function\n")
+      text.append("\t.globl ").append(local).append("\n\t.type ").append(local).append(", %function\n")
           .append(local).append(":\n\tret\n")
           .append("\t.symver ").append(local).append(", ").append(redirect.symbol()).append('@')
           .append(redirect.version()).append('\n');
     }
-    return text.append("\t.section .note.GNU-stack,\"\",@progbits\n").toString();
+    return text.append("\t.section .note.GNU-stack,\"\",%progbits\n").toString();
   }
 
   /** The version nodes the stub defines. */

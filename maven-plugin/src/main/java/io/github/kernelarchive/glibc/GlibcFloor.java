@@ -44,11 +44,17 @@ public final class GlibcFloor {
   private final Tool cCompiler;
   private final ProcessRunner runner;
   private final Path workDirectory;
-  private final MovedSymbols moved = MovedSymbols.load();
+  private final GlibcAbi abi;
+  private final MovedSymbols moved;
   private HostGlibc host;
 
-  /** @param workDirectory where the redirect sources and objects are written */
-  public GlibcFloor(GlibcTarget target, Tool cCompiler, ProcessRunner runner, Path workDirectory) {
+  /**
+   * @param workDirectory where the redirect sources and objects are written
+   * @param machine the ELF machine {@code cCompiler} builds for (x86_64 or aarch64)
+   */
+  public GlibcFloor(GlibcTarget target, Tool cCompiler, ProcessRunner runner, Path workDirectory, int machine) {
+    this.abi = GlibcAbi.of(machine);
+    this.moved = MovedSymbols.load(abi);
     this.target = target;
     this.cCompiler = cCompiler;
     this.runner = runner;
@@ -109,7 +115,7 @@ public final class GlibcFloor {
     RedirectPlan plan = earlier == null ? found : earlier.plus(found);
     Path source = workDirectory.resolve(name + ".glibc.c");
     Path object = workDirectory.resolve(name + ".glibc.o");
-    AtomicFiles.write(source, RedirectSource.of(plan, target, host).getBytes(StandardCharsets.UTF_8));
+    AtomicFiles.write(source, RedirectSource.of(plan, target, host, abi).getBytes(StandardCharsets.UTF_8));
     compile(List.of("-O2", "-fPIC", "-fno-stack-protector", "-c", source.toString()), object);
     List<String> arguments = new ArrayList<>(List.of(object.toString()));
     for (String library : plan.needed()) {

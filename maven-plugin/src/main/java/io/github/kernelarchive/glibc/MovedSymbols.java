@@ -24,7 +24,8 @@ public final class MovedSymbols {
     this.libraryByVersionedSymbol = libraryByVersionedSymbol;
   }
 
-  public static MovedSymbols load() {
+  /** The table for {@code abi}'s machine: on aarch64 each version older than 2.17 is 2.17. */
+  static MovedSymbols load(GlibcAbi abi) {
     Map<String, String> table = new HashMap<>();
     try (InputStream in = MovedSymbols.class.getResourceAsStream("moved-symbols.txt")) {
       if (in == null) {
@@ -36,7 +37,7 @@ public final class MovedSymbols {
           continue;
         }
         String[] columns = line.trim().split("\\s+");
-        table.put(columns[0] + "@" + columns[1], columns[2]);
+        table.putIfAbsent(columns[0] + "@" + abi.onThisMachine(columns[1]), columns[2]);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -44,7 +45,7 @@ public final class MovedSymbols {
     return new MovedSymbols(table);
   }
 
-  /** The library that held {@code symbol} at {@code version} (GLIBC_2.2.5) before 2.34; empty when libc did. */
+  /** The library that held {@code symbol} at {@code version} (GLIBC_2.2.5, on aarch64 GLIBC_2.17) before 2.34; empty when libc did. */
   public Optional<String> formerLibrary(String symbol, String version) {
     return Optional.ofNullable(libraryByVersionedSymbol.get(symbol + "@" + version));
   }

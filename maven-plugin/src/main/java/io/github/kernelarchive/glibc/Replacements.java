@@ -13,7 +13,8 @@ import java.util.function.BiPredicate;
 /**
  * Private definitions, in C, of the few glibc symbols that the compiler's own headers and static
  * runtime reference and that have no version at an older release. Each one is written only in
- * terms of interfaces every x86_64 glibc has (versions of 2.2.5 and 2.4), and means the same as
+ * terms of interfaces every glibc of its machine has (x86_64's 2.2.5 and 2.4, aarch64's 2.17:
+ * {@link GlibcAbi}), and means the same as
  * the original:
  * <ul>
  *   <li>{@code stat} and its family (2.33): before 2.33 the headers made them calls of
@@ -42,7 +43,11 @@ final class Replacements {
    */
   private record Replacement(String code, List<String> helpers, Map<String, String> imports) {}
 
-  /** What the helpers call, all GLIBC_2.2.5. */
+  /** Placeholders for the machine's versions ({@link GlibcAbi}), filled in by {@link #source}. */
+  private static final String BASE = "BASE";
+  private static final String LATER = "LATER";
+
+  /** What the helpers call, all at the machine's first version. */
   private static final Map<String, List<String>> HELPER_IMPORTS = Map.of("entropy",
       List.of("syscall", "__errno_location", "open", "read", "close", "abort"));
   private static final Map<String, String> HELPERS = Map.of("entropy", """
@@ -56,7 +61,7 @@ final class Replacements {
       static int ka_glibc_fill(unsigned char *buf, unsigned long length) {
         unsigned long done = 0;
         while (done < length) {
-          long n = syscall(318 /* SYS_getrandom */, buf + done, length - done, 0);
+          long n = syscall(GETRANDOM /* SYS_getrandom */, buf + done, length - done, 0);
           if (n > 0) { done += (unsigned long) n; continue; }
           if (*__errno_location() == 4 /* EINTR */) continue;
           if (*__errno_location() != 38 /* ENOSYS */) return -1;
@@ -79,20 +84,24 @@ final class Replacements {
 
   static {
     // name, its parameters; the old function, its version, its parameter types, the call's arguments
-    statFamily("stat", "const char *path, void *buf", "__xstat", "2.2.5", "int, const char *, void *", "1, path, buf");
-    statFamily("stat64", "const char *path, void *buf", "__xstat64", "2.2.5", "int, const char *, void *", "1, path, buf");
-    statFamily("lstat", "const char *path, void *buf", "__lxstat", "2.2.5", "int, const char *, void *", "1, path, buf");
-    statFamily("lstat64", "const char *path, void *buf", "__lxstat64", "2.2.5", "int, const char *, void *",
-        "1, path, buf");
-    statFamily("fstat", "int fd, void *buf", "__fxstat", "2.2.5", "int, int, void *", "1, fd, buf");
-    statFamily("fstat64", "int fd, void *buf", "__fxstat64", "2.2.5", "int, int, void *", "1, fd, buf");
-    statFamily("fstatat", "int dir, const char *path, void *buf, int flags", "__fxstatat", "2.4",
-        "int, int, const char *, void *, int", "1, dir, path, buf, flags");
-    statFamily("fstatat64", "int dir, const char *path, void *buf, int flags", "__fxstatat64", "2.4",
-        "int, int, const char *, void *, int", "1, dir, path, buf, flags");
-    statFamily("mknod", "const char *path, unsigned int mode, unsigned long dev", "__xmknod", "2.2.5",
+    // STAT_VERSION, BASE and LATER are the machine's (GlibcAbi): filled in by source().
+    statFamily("stat", "const char *path, void *buf", "__xstat", BASE, "int, const char *, void *",
+        "STAT_VERSION, path, buf");
+    statFamily("stat64", "const char *path, void *buf", "__xstat64", BASE, "int, const char *, void *",
+        "STAT_VERSION, path, buf");
+    statFamily("lstat", "const char *path, void *buf", "__lxstat", BASE, "int, const char *, void *",
+        "STAT_VERSION, path, buf");
+    statFamily("lstat64", "const char *path, void *buf", "__lxstat64", BASE, "int, const char *, void *",
+        "STAT_VERSION, path, buf");
+    statFamily("fstat", "int fd, void *buf", "__fxstat", BASE, "int, int, void *", "STAT_VERSION, fd, buf");
+    statFamily("fstat64", "int fd, void *buf", "__fxstat64", BASE, "int, int, void *", "STAT_VERSION, fd, buf");
+    statFamily("fstatat", "int dir, const char *path, void *buf, int flags", "__fxstatat", LATER,
+        "int, int, const char *, void *, int", "STAT_VERSION, dir, path, buf, flags");
+    statFamily("fstatat64", "int dir, const char *path, void *buf, int flags", "__fxstatat64", LATER,
+        "int, int, const char *, void *, int", "STAT_VERSION, dir, path, buf, flags");
+    statFamily("mknod", "const char *path, unsigned int mode, unsigned long dev", "__xmknod", BASE,
         "int, const char *, unsigned int, unsigned long *", "0, path, mode, &dev");
-    statFamily("mknodat", "int dir, const char *path, unsigned int mode, unsigned long dev", "__xmknodat", "2.4",
+    statFamily("mknodat", "int dir, const char *path, unsigned int mode, unsigned long dev", "__xmknodat", LATER,
         "int, int, const char *, unsigned int, unsigned long *", "0, dir, path, mode, &dev");
     BY_SYMBOL.put("fcntl64", new Replacement("""
         extern int fcntl(int, int, ...);
@@ -103,7 +112,7 @@ final class Replacements {
           __builtin_va_end(arguments);
           return fcntl(fd, command, argument);
         }
-        """, List.of(), Map.of("fcntl", "GLIBC_2.2.5")));
+        """, List.of(), Map.of("fcntl", "GLIBC_" + BASE)));
     BY_SYMBOL.put("getentropy", new Replacement("""
         KA_HIDDEN int getentropy(void *buf, unsigned long length) {
           if (length > 256) { *__errno_location() = 5 /* EIO */; return -1; }
@@ -226,14 +235,14 @@ final class Replacements {
           struct ka_glibc_search search = { (unsigned long) pc, result };
           return dl_iterate_phdr(ka_glibc_visit, &search) ? 0 : -1;
         }
-        """, List.of(), Map.of("dl_iterate_phdr", "GLIBC_2.2.5")));
+        """, List.of(), Map.of("dl_iterate_phdr", "GLIBC_" + BASE)));
     BY_SYMBOL.put("__libc_start_main", new Replacement("""
         extern void _init(void) __attribute__((weak));
         extern void (*__init_array_start[])(int, char **, char **) __attribute__((visibility("hidden")));
         extern void (*__init_array_end[])(int, char **, char **) __attribute__((visibility("hidden")));
         extern int ka_glibc_start_main(int (*)(int, char **, char **), int, char **,
             void (*)(int, char **, char **), void (*)(void), void (*)(void), void *);
-        __asm__(".symver ka_glibc_start_main, __libc_start_main@GLIBC_2.2.5");
+        __asm__(".symver ka_glibc_start_main, __libc_start_main@GLIBC_BASE");
         /* What __libc_csu_init did: before 2.34 libc ran the program's constructors through it. */
         static void ka_glibc_run_constructors(int argc, char **argv, char **envp) {
           if (_init) _init();
@@ -271,17 +280,18 @@ final class Replacements {
    * reference to a default version as a jump into nowhere (measured), and a plain call binds to
    * the default version anyway.
    */
-  static String source(Set<String> symbols, BiPredicate<String, String> isDefault) {
+  static String source(Set<String> symbols, BiPredicate<String, String> isDefault, GlibcAbi abi) {
     Set<String> helpers = new LinkedHashSet<>();
     Map<String, String> imports = new TreeMap<>();
     List<String> codes = new ArrayList<>();
     for (String symbol : symbols) {
       Replacement replacement = Optional.ofNullable(BY_SYMBOL.get(symbol)).orElseThrow();
       helpers.addAll(replacement.helpers());
-      imports.putAll(replacement.imports());
+      replacement.imports().forEach((name, version) -> imports.put(name, version.replace("GLIBC_" + BASE,
+          abi.baseVersion()).replace("GLIBC_" + LATER, "GLIBC_" + abi.later())));
       codes.add("/* " + symbol + " */\n" + replacement.code());
     }
-    helpers.forEach(h -> HELPER_IMPORTS.get(h).forEach(name -> imports.put(name, "GLIBC_2.2.5")));
+    helpers.forEach(h -> HELPER_IMPORTS.get(h).forEach(name -> imports.put(name, abi.baseVersion())));
     StringBuilder text = new StringBuilder();
     imports.forEach((name, version) -> {
       if (!isDefault.test(name, version)) {
@@ -289,8 +299,10 @@ final class Replacements {
             .append("\");\n");
       }
     });
-    helpers.forEach(h -> text.append(HELPERS.get(h)).append('\n'));
-    codes.forEach(c -> text.append(c).append('\n'));
+    helpers.forEach(h -> text.append(HELPERS.get(h).replace("GETRANDOM", Integer.toString(abi.getrandom())))
+        .append('\n'));
+    codes.forEach(c -> text.append(c.replace("STAT_VERSION", Integer.toString(abi.statVersion()))
+        .replace("GLIBC_BASE", abi.baseVersion())).append('\n'));
     return text.toString();
   }
 }

@@ -156,15 +156,15 @@ public final class LinkStage {
       return null;
     }
     int machine = toolchain.platform().elfMachine();
-    if (machine != ElfObject.EM_X86_64) {
-      // Its redirects are x86-64 code, and its replacements call interfaces of x86_64's glibc.
-      throw new BuildFailureException("kernel.glibc=" + settings.glibc().version() + " is supported for x86_64 only;"
-          + " this build is for " + toolchain.platform() + " (" + ElfObject.machineName(machine) + "). Remove"
+    if (machine != ElfObject.EM_X86_64 && machine != ElfObject.EM_AARCH64) {
+      // Its redirects are assembly of those machines, and its replacements call their glibc's interfaces.
+      throw new BuildFailureException("kernel.glibc=" + settings.glibc().version() + " is supported for x86_64 and"
+          + " aarch64; this build is for " + toolchain.platform() + " (" + ElfObject.machineName(machine) + "). Remove"
           + " kernel.glibc for it, or build it in a container of the oldest system to support.");
     }
     Tool cc = toolchain.compiler(Language.C).orElseThrow(() -> new ToolchainException(
         "kernel.glibc needs a C compiler for its redirects; none was found. Install gcc or set <cc>."));
-    return new GlibcFloor(settings.glibc(), cc, toolchain.runner(), outputDirectory.resolve("link"));
+    return new GlibcFloor(settings.glibc(), cc, toolchain.runner(), outputDirectory.resolve("link"), machine);
   }
 
   /** One line on what was redirected to meet {@code kernel.glibc}, when the library was relinked for it. */

@@ -74,6 +74,8 @@ public class WheelMojo extends PackagingMojo {
     }
     getLog().info("Wheel: " + result.wheel().getFileName()
         + (result.outcome() == WheelWriter.Outcome.UNCHANGED ? " (unchanged)" : ""));
+    result.removed().forEach(w -> getLog().info("  removed " + w.getFileName() + ", an earlier build's wheel of this"
+        + " version and architecture"));
     PlatformTag.Result platform = result.platform();
     if (platform.highest().isEmpty() && platform.blacklisted().isEmpty() && platform.floor() == null) {
       getLog().info("  tag " + String.join(".", platform.tags()) + ": no symbol version of a system library needed");

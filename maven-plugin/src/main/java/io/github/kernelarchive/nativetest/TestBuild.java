@@ -157,7 +157,7 @@ final class TestBuild {
     // Held to the library's glibc too: the tests then call what the library's users get.
     GlibcFloor glibc = link.glibc() == null ? null : new GlibcFloor(link.glibc(),
         toolchain.compiler(Language.C).orElseThrow(() -> new ToolchainException("kernel.glibc needs a C compiler")),
-        toolchain.runner(), libraryOutput.resolve("test/link"));
+        toolchain.runner(), libraryOutput.resolve("test/link"), toolchain.platform().elfMachine());
     return new TestLinker.Setup(libraryOutput.resolve("lib" + library.project().libraryName() + ".so"), archives,
         settings.whiteBox(), flags, glibc);
   }

@@ -35,9 +35,10 @@ public final class WheelBuilder {
    * @param wheel the wheel in {@code target}
    * @param tags {@code py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64}
    * @param vendored the wheel paths of the libraries copied in
+   * @param removed wheels of this version and architecture an earlier build left under another tag
    */
   public record Result(Path wheel, String tags, PlatformTag.Result platform, List<WheelDependency> dependencies,
-      List<String> vendored, WheelWriter.Outcome outcome) {}
+      List<String> vendored, WheelWriter.Outcome outcome, List<Path> removed) {}
 
   /** A needed library copied into {@code <top>.libs/} under a name that carries its content hash. */
   private record Vendored(String soname, String renamed, Path copy) {}
@@ -81,7 +82,8 @@ public final class WheelBuilder {
       files.add(new PlatformTag.ElfFile(top + ".libs/" + v.renamed(), parse(v.copy())));
       provided.add(v.renamed());
     }
-    PlatformTag.Result platform = PlatformTag.compute(files, provided, architecture(elf, library), maxPolicy(request),
+    String architecture = architecture(elf, library);
+    PlatformTag.Result platform = PlatformTag.compute(files, provided, architecture, maxPolicy(request),
         request.glibcTarget());
 
     String python = request.extension() != null ? request.extension().pythonTag() : "py3";
@@ -103,8 +105,28 @@ public final class WheelBuilder {
     entries.add(WheelEntry.text(distInfo + "/WHEEL", WheelMetadata.wheel(request.generator(), python, abi, platform.tags())));
     Path wheel = request.outputDirectory().resolve(distribution + "-" + request.version() + "-" + tags + ".whl");
     WheelWriter.Outcome outcome = WheelWriter.write(wheel, distInfo, entries, request.time());
+    List<Path> replaced = removeStale(wheel, distribution + "-" + request.version() + "-", "_" + architecture + ".whl");
     return new Result(wheel, tags, platform, dependencies,
-        vendored.stream().map(v -> top + ".libs/" + v.renamed()).toList(), outcome);
+        vendored.stream().map(v -> top + ".libs/" + v.renamed()).toList(), outcome, replaced);
+  }
+
+  /**
+   * Removes the wheels of this distribution, version and architecture that {@code kept} replaces:
+   * an earlier build's under another tag (the content needed another policy), which
+   * {@code target/*.whl} would otherwise match beside the new one. Other architectures' stay.
+   */
+  private static List<Path> removeStale(Path kept, String prefix, String suffix) throws IOException {
+    List<Path> removed = new ArrayList<>();
+    try (java.nio.file.DirectoryStream<Path> wheels = Files.newDirectoryStream(kept.getParent(), "*.whl")) {
+      for (Path wheel : wheels) {
+        String name = wheel.getFileName().toString();
+        if (!wheel.equals(kept) && name.startsWith(prefix) && name.endsWith(suffix) && Files.isRegularFile(wheel)) {
+          Files.delete(wheel);
+          removed.add(wheel);
+        }
+      }
+    }
+    return removed;
   }
 
   /** The wheel tag's architecture, from the library's ELF machine (not the classifier, which users name freely). */

@@ -69,7 +69,8 @@ class GlibcFloorTest {
   void aCxxLibraryNeedsNothingAbove217AndAnswersAsThePlainOne(@TempDir Path dir) throws Exception {
     Path probe = compile(dir, "probe.cpp", Language.CXX);
     Path plain = link(dir.resolve("plain"), probe, null, false);
-    Path old = link(dir.resolve("old"), probe, new GlibcFloor(TARGET, cc(), toolchain.runner(), dir.resolve("work")), true);
+    Path old = link(dir.resolve("old"), probe, new GlibcFloor(TARGET, cc(), toolchain.runner(), dir.resolve("work"),
+        ElfObject.hostMachine()), true);
 
     ElfObject elf = ElfObject.parse(ByteBuffer.wrap(Files.readAllBytes(old)));
     for (VersionFloor floor : VersionFloor.of(elf)) {
@@ -112,7 +113,8 @@ class GlibcFloorTest {
   void aSymbolNewerThanTheTargetFailsNamingItAndItsObject(@TempDir Path dir) throws Exception {
     Path object = compile(dir, "getrandom.c", Language.C);
     BuildFailureException e = assertThrows(BuildFailureException.class, () -> link(dir.resolve("out"), object,
-        new GlibcFloor(TARGET, cc(), toolchain.runner(), dir.resolve("work")), true));
+        new GlibcFloor(TARGET, cc(), toolchain.runner(), dir.resolve("work"),
+        ElfObject.hostMachine()), true));
     assertTrue(e.getMessage().contains("getrandom (GLIBC_2.25) has no version at or below 2.17"), e.getMessage());
     assertTrue(e.getMessage().contains("getrandom.c.o (getrandom)"), e.getMessage());
     assertFalse(Files.exists(dir.resolve("out/libp.so")), "nothing published");
@@ -122,10 +124,12 @@ class GlibcFloorTest {
   void theTargetIsInTheLinkKeyChangingItAloneRelinks(@TempDir Path dir) throws Exception {
     Path probe = compile(dir, "probe.cpp", Language.CXX);
     Path out = dir.resolve("out");
-    GlibcFloor at234 = new GlibcFloor(new GlibcTarget("2.34"), cc(), toolchain.runner(), dir.resolve("work"));
+    GlibcFloor at234 = new GlibcFloor(new GlibcTarget("2.34"), cc(), toolchain.runner(), dir.resolve("work"),
+        ElfObject.hostMachine());
     assertTrue(linkResult(out, probe, at234).relinked());
     assertFalse(linkResult(out, probe, at234).relinked(), "nothing changed");
-    GlibcFloor at217 = new GlibcFloor(TARGET, cc(), toolchain.runner(), dir.resolve("work"));
+    GlibcFloor at217 = new GlibcFloor(TARGET, cc(), toolchain.runner(), dir.resolve("work"),
+        ElfObject.hostMachine());
     SharedLibraryLinker.Result again = linkResult(out, probe, at217);
     assertTrue(again.relinked(), "only kernel.glibc changed, and the library was linked again");
     assertTrue(VersionFloor.of(ElfObject.read(again.library())).stream()
@@ -142,7 +146,8 @@ class GlibcFloorTest {
     Files.createDirectories(dir.resolve("out"));
     SharedLibraryLinker linker = new SharedLibraryLinker(toolchain.compiler(Language.CXX).orElseThrow(),
         toolchain.linker(), toolchain.runner(), dir.resolve("out"), new ContentHashes(),
-        new GlibcFloor(TARGET, cc(), toolchain.runner(), dir.resolve("work")), true);
+        new GlibcFloor(TARGET, cc(), toolchain.runner(), dir.resolve("work"),
+        ElfObject.hostMachine()), true);
     // bfd writes DT_RELR and needs GLIBC_ABI_DT_RELR; mold 1.10 writes DT_RELR alone; lld 14 does not
     // know the option (a warning) and writes neither. The last -fuse-ld wins.
     for (String name : List.of("bfd", "mold", "lld")) {
@@ -204,7 +209,8 @@ class GlibcFloorTest {
 
   /** The program linked again with what GlibcFloor adds to it. */
   private static Path redirected(Path dir, Path program) throws Exception {
-    GlibcFloor floor = new GlibcFloor(TARGET, cc(), toolchain.runner(), dir.resolve("work"));
+    GlibcFloor floor = new GlibcFloor(TARGET, cc(), toolchain.runner(), dir.resolve("work"),
+        ElfObject.hostMachine());
     Path old = dir.resolve("loader-2.17");
     Files.copy(program, old);
     String cc = cc().command();

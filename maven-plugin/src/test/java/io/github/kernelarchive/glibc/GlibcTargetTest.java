@@ -34,7 +34,7 @@ class GlibcTargetTest {
 
   @Test
   void movedSymbolsNameTheLibraryThatHeldThemBefore234() {
-    MovedSymbols moved = MovedSymbols.load();
+    MovedSymbols moved = MovedSymbols.load(GlibcAbi.X86_64);
     assertEquals(Optional.of("libdl.so.2"), moved.formerLibrary("dlopen", "GLIBC_2.2.5"));
     assertEquals(Optional.of("libpthread.so.0"), moved.formerLibrary("pthread_create", "GLIBC_2.2.5"));
     assertEquals(Optional.of("librt.so.1"), moved.formerLibrary("shm_open", "GLIBC_2.2.5"));

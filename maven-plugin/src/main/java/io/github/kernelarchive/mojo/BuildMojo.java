@@ -322,6 +322,11 @@ public class BuildMojo extends KernelMojo {
   private String python;
 
   @Override
+  protected boolean reportsSkippedPlatforms() {
+    return true;
+  }
+
+  @Override
   protected void run() throws MojoExecutionException, MojoFailureException {
     List<PlatformOutput> outputs = platformOutputs();
     for (PlatformOutput output : outputs) {

@@ -51,7 +51,9 @@ abstract class KernelMojo extends AbstractMojo {
   /**
    * The platforms to build for, by classifier: {@code linux-x86_64,linux-aarch64}. Default: the build
    * machine's. The first is built into {@code outputDirectory}, each other into
-   * {@code <outputDirectory>-<classifier>} (docs/platforms.md).
+   * {@code <outputDirectory>-<classifier>} (docs/platforms.md). A trailing {@code ?}
+   * ({@code linux-aarch64?}) builds that platform where its cross compiler is installed and skips it,
+   * with one warning, where not.
    */
   @Parameter(property = "kernel.platforms")
   protected String platforms;
@@ -64,12 +66,21 @@ abstract class KernelMojo extends AbstractMojo {
     List<PlatformOutput> outputs = new ArrayList<>();
     List<String> names = platforms == null || platforms.isBlank() ? List.of(TargetPlatform.host().classifier())
         : List.of(platforms.trim().split("\\s*,\\s*"));
-    for (String name : names) {
+    for (String entry : names) {
+      boolean optional = entry.endsWith("?");
+      String name = optional ? entry.substring(0, entry.length() - 1) : entry;
       TargetPlatform platform;
       try {
         platform = TargetPlatform.named(name);
       } catch (BuildFailureException e) {
         throw new MojoFailureException(e.getMessage(), e);
+      }
+      if (optional && platform.cross() && !onPath(platform.tool("g++"))) {
+        if (reportsSkippedPlatforms()) {
+          getLog().warn("Platform " + name + " skipped: its cross compiler " + platform.tool("g++") + " is not installed"
+              + " (apt-get install " + platform.compilerPackage() + ")");
+        }
+        continue;
       }
       if (outputs.stream().anyMatch(o -> o.platform().equals(platform))) {
         throw new MojoFailureException("kernel.platforms names " + name + " twice: '" + platforms + "'.");
@@ -79,6 +90,16 @@ abstract class KernelMojo extends AbstractMojo {
           first ? outputDirectory : new File(outputDirectory.getPath() + "-" + platform.classifier())));
     }
     return outputs;
+  }
+
+  /** Whether this goal says that an optional platform was skipped: the build goal does, once; the others follow it. */
+  protected boolean reportsSkippedPlatforms() {
+    return false;
+  }
+
+  private static boolean onPath(String executable) {
+    return List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)).stream()
+        .anyMatch(folder -> !folder.isEmpty() && new File(folder, executable).canExecute());
   }
 
   /** {@code kernel.classifier}, else this machine's platform. */

@@ -83,18 +83,17 @@ public class PythonTestMojo extends KernelMojo {
     if (testTimeout < 1) {
       throw new MojoFailureException("kernel.test.timeout must be at least 1 (seconds), was " + testTimeout + ".");
     }
-    List<PlatformOutput> outputs = platformOutputs();
-    for (PlatformOutput output : outputs) {
-      test(output, outputs.size() > 1);
+    for (PlatformOutput output : platformOutputs()) {
+      test(output);
     }
   }
 
-  private void test(PlatformOutput output, boolean several) throws MojoExecutionException, MojoFailureException {
+  private void test(PlatformOutput output) throws MojoExecutionException, MojoFailureException {
     // The wheel the wheel goal attached for this platform: its tag ends with the platform's architecture.
     String architecture = output.classifier().substring(output.classifier().indexOf('-') + 1);
     Path wheelFile = project.getAttachedArtifacts().stream().filter(a -> "whl".equals(a.getType()))
         .map(Artifact::getFile).filter(f -> f != null).map(File::toPath)
-        .filter(f -> !several || f.getFileName().toString().endsWith("_" + architecture + ".whl")).findFirst()
+        .filter(f -> f.getFileName().toString().endsWith("_" + architecture + ".whl")).findFirst()
         .orElseThrow(() -> new MojoFailureException("No wheel to test: " + testPythonSources + " holds Python tests,"
             + " but no wheel for " + output.classifier() + " was attached in this build. Run the wheel goal first"
             + " (mvn verify with the kernel packaging, or an execution with the goals wheel and python-test)."));

@@ -90,6 +90,11 @@ public class TestMojo extends BuildMojo {
 
 
   @Override
+  protected boolean reportsSkippedPlatforms() {
+    return false;
+  }
+
+  @Override
   protected void run() throws MojoExecutionException, MojoFailureException {
     if (mavenTestSkip) {
       getLog().info("Native tests are skipped (maven.test.skip=true)");

@@ -73,6 +73,15 @@ public final class NativeTests {
           + " Run them with the build (mvn verify runs the build goal in the compile phase, before the tests).");
     }
     Toolchain toolchain = new Toolchain(build.toolchain(), environment);
+    Optional<Tool> nvcc = toolchain.compiler(Language.CUDA);
+    if (toolchain.platform().cross() && nvcc.isPresent()
+        && CudaLibraries.crossDirectory(nvcc.get(), toolchain.runner(), toolchain.platform()).isEmpty()) {
+      // A CUDA test program calls the runtime itself, so it links the runtime built for its platform.
+      log.info("CUDA test programs are not built for " + toolchain.platform() + ": " + nvcc.get().command()
+          + "'s install has no CUDA runtime built for it to link them with; the library itself reaches the runtime"
+          + " through its stub.");
+      toolchain = new Toolchain(build.toolchain().withNvcc(Toolchain.DISABLED), environment);
+    }
     ComputeSanitizer.Found computeSanitizer = computeSanitizer(settings, toolchain);
     TestBuild testBuild = new TestBuild(library, settings, toolchain, log);
     TestBuild.Built built = testBuild.build(programs, computeSanitizer.tool());

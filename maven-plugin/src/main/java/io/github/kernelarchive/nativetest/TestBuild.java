@@ -140,8 +140,10 @@ final class TestBuild {
             + " relocatable device code (<relocatableDeviceCode>true</relocatableDeviceCode>): test through the exports.");
       }
       Tool nvcc = toolchain.compiler(Language.CUDA).orElseThrow();
-      flags.addAll(List.of("-L" + CudaLibraries.directory(nvcc, toolchain.runner()), "-lcudart_static", "-ldl",
-          "-lpthread", "-lrt"));
+      Path runtime = toolchain.platform().cross()
+          ? CudaLibraries.crossDirectory(nvcc, toolchain.runner(), toolchain.platform()).orElseThrow()
+          : CudaLibraries.directory(nvcc, toolchain.runner());
+      flags.addAll(List.of("-L" + runtime, "-lcudart_static", "-ldl", "-lpthread", "-lrt"));
     }
     if (prepared.jobs().stream().anyMatch(j -> j.source().language() == Language.HIP)) {
       // hipcc put the device code in the objects; the C++ driver links them with the HIP runtime

@@ -119,9 +119,9 @@ public final class PythonTests {
     return new Summary(results, report);
   }
 
-  /** The wheel unpacked into {@code site/}, its files checked against RECORD first; the tests on the emulated Python. */
+  /** The wheel unpacked into {@code site-packages/}, its files checked against RECORD first; the tests on the emulated Python. */
   private Summary runEmulated(Request request, List<Path> tests) throws BuildFailureException, IOException {
-    Path site = request.workDirectory().resolve("site");
+    Path site = request.workDirectory().resolve("site-packages");
     FileUtils.deleteDirectory(site.toFile());
     Files.createDirectories(site);
     try (ZipFile zip = ZipFile.builder().setPath(request.wheel()).get()) {

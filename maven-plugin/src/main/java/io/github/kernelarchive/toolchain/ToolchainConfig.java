@@ -27,6 +27,11 @@ public record ToolchainConfig(
     return new ToolchainConfig(null, null, null, null, null, null, null, Map.of());
   }
 
+  /** The same, with nvcc {@code nvcc} ({@link Toolchain#DISABLED} switches CUDA off). */
+  public ToolchainConfig withNvcc(String nvcc) {
+    return new ToolchainConfig(cc, cxx, nvcc, hipcc, ar, launcher, linker, environment, platform);
+  }
+
   /** The same tools for {@code target}. */
   public ToolchainConfig forPlatform(TargetPlatform target) {
     return new ToolchainConfig(cc, cxx, nvcc, hipcc, ar, launcher, linker, environment, target);

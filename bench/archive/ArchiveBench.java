@@ -128,7 +128,8 @@ public class ArchiveBench {
     // Keyed by content, as <objects> are: the stage hashes them as it writes them.
     for (Path f : files) members.add(ArchiveRequest.Member.prebuilt(f));
     ArchiveStage stage = new ArchiveStage(ar, new ProcessRunner(Map.of()), null, batch,
-        Runtime.getRuntime().availableProcessors(), work.resolve("out"), work, hashes, QUIET);
+        Runtime.getRuntime().availableProcessors(), work.resolve("out"), work, hashes, QUIET,
+        io.github.kernelarchive.elf.ElfObject.hostMachine());
     ArchiveStage.Outcome outcome = stage.build(new ArchiveRequest("bench", members), Map.of());
     hashes.save(stamps);
     return outcome.batchesRun();

@@ -94,7 +94,9 @@ public final class WheelBuilder {
     List<WheelEntry> entries = new ArrayList<>();
     entries.add(WheelEntry.file(placed, inWheel, true));
     vendored.forEach(v -> entries.add(WheelEntry.file(top + ".libs/" + v.renamed(), v.copy(), true)));
+    int before = entries.size();
     addTree(entries, request.pythonSources(), request.project(), "");
+    checkPythonLayout(entries.subList(before, entries.size()), request, top);
     addTree(entries, request.headers(), request.project(), request.importPackage() + "/include/");
     Map<String, List<String>> extras = new TreeMap<>(request.metadata().extras());
     if (request.cudaStub()) {
@@ -234,6 +236,31 @@ public final class WheelBuilder {
     }
     if (!result.succeeded()) {
       throw new ToolchainException(String.join(" ", argv) + " failed:\n" + result.output());
+    }
+  }
+
+  /**
+   * The Python sources must fit the package the library goes into: a top-level {@code __init__.py}
+   * would land in site-packages itself, and Python packages none of which is {@code <package>}'s
+   * top folder mean the wrapper looks for the library in a folder the wheel does not put it in.
+   */
+  private static void checkPythonLayout(List<WheelEntry> python, WheelRequest request, String top)
+      throws BuildFailureException {
+    if (python.stream().anyMatch(e -> e.name().equals("__init__.py"))) {
+      throw new BuildFailureException(request.pythonSources().resolve("__init__.py") + " is at the top of the Python"
+          + " sources, so the wheel would install it into site-packages itself, belonging to no package. Move it to "
+          + request.pythonSources().resolve(top) + "/__init__.py, the package the library goes into (<wheel><package>"
+          + " is " + request.importPackage() + ").");
+    }
+    Set<String> packages = new java.util.TreeSet<>();
+    python.stream().map(WheelEntry::name).filter(n -> n.contains("/") && n.endsWith("/__init__.py"))
+        .map(n -> n.substring(0, n.indexOf('/'))).forEach(packages::add);
+    if (!packages.isEmpty() && !packages.contains(top)) {
+      throw new BuildFailureException("<wheel><package> is '" + request.importPackage() + "', so the library goes"
+          + " into " + top + "/ in the wheel, but " + request.pythonSources() + " holds the package"
+          + (packages.size() == 1 ? " " : "s ") + String.join(", ", packages) + " and no " + top + "/: its wrapper"
+          + " would not find the library. Set <wheel><package> to " + String.join(" or ", packages) + ", or rename"
+          + " the folder.");
     }
   }
 

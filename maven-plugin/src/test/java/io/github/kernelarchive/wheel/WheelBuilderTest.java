@@ -81,4 +81,38 @@ class WheelBuilderTest {
     assertFalse(Files.exists(dir.resolve("target")) && Files.list(dir.resolve("target")).anyMatch(p ->
         p.toString().endsWith(".whl")), "no wheel written");
   }
+
+  private WheelBuilder.Result buildWith(String importPackage) throws Exception {
+    Path library = NativeLibraries.build(dir.resolve("target/kernel"), "libvecops.so", "int dot(void) { return 32; }\n");
+    WheelRequest request = new WheelRequest(dir, library, dir.resolve("target"), dir.resolve("target/kernel/wheel"),
+        "vecops", "1.0", importPackage, null, dir.resolve("src/main/python"), null,
+        new WheelRequest.Metadata(null, null, List.of(), null, List.of(), Map.of()), List.of(), List.of(), false, null,
+        null, FileTime.fromMillis(0), "test");
+    return new WheelBuilder(new ProcessRunner(Map.of())).build(request);
+  }
+
+  @Test
+  void aPackageTheSourcesDoNotHoldIsRefusedNamingBoth() throws Exception {
+    Installed.assumeCompiler(Language.C);
+    Files.createDirectories(dir.resolve("src/main/python/vecops"));
+    Files.writeString(dir.resolve("src/main/python/vecops/__init__.py"), "");
+    io.github.kernelarchive.common.BuildFailureException e = org.junit.jupiter.api.Assertions.assertThrows(
+        io.github.kernelarchive.common.BuildFailureException.class, () -> buildWith("vec_ops"));
+    assertTrue(e.getMessage().startsWith("<wheel><package> is 'vec_ops', so the library goes into vec_ops/ in the"
+        + " wheel, but " + dir.resolve("src/main/python") + " holds the package vecops and no vec_ops/"), e.getMessage());
+    assertTrue(e.getMessage().endsWith("Set <wheel><package> to vecops, or rename the folder."), e.getMessage());
+    assertTrue(buildWith("vecops").wheel().toString().endsWith(".whl"), "the right package builds");
+  }
+
+  @Test
+  void aTopLevelInitIsRefused() throws Exception {
+    Installed.assumeCompiler(Language.C);
+    Files.createDirectories(dir.resolve("src/main/python"));
+    Files.writeString(dir.resolve("src/main/python/__init__.py"), "");
+    io.github.kernelarchive.common.BuildFailureException e = org.junit.jupiter.api.Assertions.assertThrows(
+        io.github.kernelarchive.common.BuildFailureException.class, () -> buildWith("vecops"));
+    assertTrue(e.getMessage().startsWith(dir.resolve("src/main/python/__init__.py") + " is at the top of the Python"
+        + " sources"), e.getMessage());
+    assertFalse(Files.exists(dir.resolve("target/vecops-1.0-py3-none-manylinux_2_5_x86_64.manylinux1_x86_64.whl")));
+  }
 }

@@ -171,6 +171,24 @@ class NativeJarBuilderTest {
     assertFalse(Files.exists(dir.resolve("main.jar")), "no jar written");
   }
 
+  @Test
+  void withAGlibcTargetTheIndexStatesTheTargetAsTheFloor(@TempDir Path dir) throws Exception {
+    Installed.assumeCompiler(Language.C);
+    Path out = Files.createDirectories(dir.resolve("kernel"));
+    Files.writeString(dir.resolve("plain.c"), "int plain_value(int x) { return x + 1; }\n");
+    cc(dir, "-shared", "-fPIC", "-Wl,-soname,libplain.so", "plain.c", "-o", out.resolve("libplain.so").toString());
+    NativeJarBuilder.Result none = NativeJarBuilder.build(new NativeJarRequest(dir, out.resolve("libplain.so"), "plain",
+        "linux-x86_64", null, List.of("plain_*"), "none", "", dir.resolve("a.jar"), FileTime.fromMillis(0), "test"));
+    NativeJarBuilder.Result held = NativeJarBuilder.build(new NativeJarRequest(dir, out.resolve("libplain.so"), "plain",
+        "linux-x86_64", null, List.of("plain_*"), "none", "2.17", dir.resolve("b.jar"), FileTime.fromMillis(0), "test"));
+    assertTrue(none.glibc().isEmpty() || none.glibc().startsWith("2.2"), "the content's own: " + none.glibc());
+    assertEquals("2.17", held.glibc(), "checked against 2.17, nothing older");
+    try (ZipFile zip = new ZipFile(dir.resolve("b.jar").toFile());
+        InputStream in = zip.getInputStream(zip.getEntry("META-INF/native/linux-x86_64/plain.index"))) {
+      assertTrue(new String(in.readAllBytes(), StandardCharsets.UTF_8).contains("glibc=2.17\n"));
+    }
+  }
+
   private static void cc(Path dir, String... arguments) throws Exception {
     List<String> command = new ArrayList<>(List.of("cc"));
     command.addAll(List.of(arguments));

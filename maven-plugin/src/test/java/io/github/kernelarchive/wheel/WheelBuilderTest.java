@@ -69,10 +69,7 @@ class WheelBuilderTest {
     Commands.run(List.of("cc", "-shared", "-fPIC", "noso.c", "-o", "libnoso.so"), abs); // no SONAME
     Path library = NativeLibraries.build(dir.resolve("target/kernel"), "libk.so", "int noso(void);\nint k(void) {"
         + " return noso(); }\n", abs.resolve("libnoso.so").toString());
-    WheelRequest request = new WheelRequest(dir, library, dir.resolve("target"), dir.resolve("target/kernel/wheel"), "k",
-        "1.0", "k", null, dir.resolve("src/main/python"), null,
-        new WheelRequest.Metadata(null, null, List.of(), null, List.of(), Map.of()), List.of(), List.of(), false, null, null,
-        FileTime.fromMillis(0), "test");
+    WheelRequest request = request(library, "k", "k");
     io.github.kernelarchive.common.BuildFailureException e = org.junit.jupiter.api.Assertions.assertThrows(
         io.github.kernelarchive.common.BuildFailureException.class,
         () -> new WheelBuilder(new ProcessRunner(Map.of())).build(request));
@@ -82,13 +79,17 @@ class WheelBuilderTest {
         p.toString().endsWith(".whl")), "no wheel written");
   }
 
-  private WheelBuilder.Result buildWith(String importPackage) throws Exception {
-    Path library = NativeLibraries.build(dir.resolve("target/kernel"), "libvecops.so", "int dot(void) { return 32; }\n");
-    WheelRequest request = new WheelRequest(dir, library, dir.resolve("target"), dir.resolve("target/kernel/wheel"),
-        "vecops", "1.0", importPackage, null, dir.resolve("src/main/python"), null,
+  /** A plain wheel of {@code library} (distribution {@code name}) with the library in {@code importPackage}. */
+  private WheelRequest request(Path library, String name, String importPackage) {
+    return new WheelRequest(dir, library, dir.resolve("target"), dir.resolve("target/kernel/wheel"), name, "1.0",
+        importPackage, null, dir.resolve("src/main/python"), null,
         new WheelRequest.Metadata(null, null, List.of(), null, List.of(), Map.of()), List.of(), List.of(), false, null,
         null, FileTime.fromMillis(0), "test");
-    return new WheelBuilder(new ProcessRunner(Map.of())).build(request);
+  }
+
+  private WheelBuilder.Result buildWith(String importPackage) throws Exception {
+    Path library = NativeLibraries.build(dir.resolve("target/kernel"), "libvecops.so", "int dot(void) { return 32; }\n");
+    return new WheelBuilder(new ProcessRunner(Map.of())).build(request(library, "vecops", importPackage));
   }
 
   @Test

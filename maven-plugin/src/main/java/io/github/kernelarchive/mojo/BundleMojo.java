@@ -4,6 +4,7 @@ import io.github.kernelarchive.bundle.BundlePackager;
 import io.github.kernelarchive.common.BuildFailureException;
 import java.io.File;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
@@ -43,7 +44,7 @@ public class BundleMojo extends PackagingMojo {
       projectHelper.attachArtifact(project, "kernel", output.classifier(), platformBundle.toFile());
       getLog().info("Bundle: " + platformBundle.getFileName());
     }
-    if (kernelPackaging) {
+    if (kernelPackaging && Files.isRegularFile(main)) { // none where every platform was optional and skipped
       project.getArtifact().setFile(main.toFile());
       getLog().info("Bundle: " + main.getFileName());
     }

@@ -114,11 +114,10 @@ final class Extraction {
     } catch (IOException e) {
       passedOver.add(temporaryFolder + ": no folder of this JVM's own can be made in it (" + e + ")");
     }
-    UnsatisfiedLinkError error = new UnsatisfiedLinkError("No folder to extract " + index.library()
-        + "'s native files into: " + String.join("; ", passedOver) + ". Set -D" + KernelLibrary.CACHE_PROPERTY
-        + "=<a folder of your own, on a mount without noexec>, or extract the files in advance and set -D"
-        + KernelLibrary.DIR_PROPERTY + "=<that folder>.");
-    throw error;
+    throw new UnsatisfiedLinkError("No folder to extract " + index.library() + "'s native files into: "
+        + String.join("; ", passedOver) + ". Set -D" + KernelLibrary.CACHE_PROPERTY + "=<a folder of your own, on a"
+        + " mount without noexec>, or extract the files in advance and set -D" + KernelLibrary.DIR_PROPERTY
+        + "=<that folder>.");
   }
 
   /** Why nothing extracted into {@code folder} could load, if its mount forbids executing. */

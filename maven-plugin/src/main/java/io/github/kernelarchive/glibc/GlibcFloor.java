@@ -158,6 +158,21 @@ public final class GlibcFloor {
     }
   }
 
+  /**
+   * Refuses, before the link, a flag asking for what the target's loader cannot read: packed
+   * relative relocations. Whatever the linker then does with it (bfd and mold write them, lld 14
+   * ignores the option), the answer is the same; {@link #verify} still reads the result's tag.
+   */
+  public void refuseFlags(String name, List<String> linkFlags) throws BuildFailureException {
+    for (String flag : linkFlags) {
+      if (flag.contains("pack-relative-relocs") && !flag.contains("nopack-relative-relocs")) {
+        throw new BuildFailureException(name + " is linked with '" + flag + "' (packed relative relocations,"
+            + " DT_RELR), which glibc's loader reads only from 2.36 on, and " + target + " is older: remove -z"
+            + " pack-relative-relocs from the link flags.");
+      }
+    }
+  }
+
   /** Fails when {@code linked} still needs a glibc version above the target, naming the imports. */
   public void verify(Path linked, String name) throws IOException, BuildFailureException {
     ElfObject elf = ElfObject.read(linked);

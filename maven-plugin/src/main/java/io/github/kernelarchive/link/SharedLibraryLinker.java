@@ -104,6 +104,9 @@ public final class SharedLibraryLinker {
   /** Links, and publishes the library only once {@code check} passed on it. */
   public Result link(LinkRequest request, Check check) throws IOException, BuildFailureException, ToolchainException {
     String fileName = "lib" + request.libraryName() + ".so";
+    if (glibc != null) {
+      glibc.refuseFlags(fileName, request.linkFlags());
+    }
     Path library = outputDirectory.resolve(fileName);
     Path linkDirectory = outputDirectory.resolve("link");
     Files.createDirectories(linkDirectory);

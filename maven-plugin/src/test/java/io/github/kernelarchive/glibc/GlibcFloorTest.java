@@ -149,24 +149,29 @@ class GlibcFloorTest {
         new GlibcFloor(TARGET, cc(), toolchain.runner(), dir.resolve("work"),
         ElfObject.hostMachine()), true);
     // bfd writes DT_RELR and needs GLIBC_ABI_DT_RELR; mold 1.10 writes DT_RELR alone; lld 14 does not
-    // know the option (a warning) and writes neither. The last -fuse-ld wins.
+    // know the option (a warning) and writes neither. The flag is refused under each, before the link.
     for (String name : List.of("bfd", "mold", "lld")) {
       if (!io.github.kernelarchive.pipeline.Installed.onPath("ld." + name)) {
         System.out.println("SKIPPED: GlibcFloorTest's DT_RELR case with ld." + name + ", which is not installed ("
             + io.github.kernelarchive.pipeline.Installed.howToInstall("ld." + name) + ")");
         continue;
       }
-      try {
-        SharedLibraryLinker.Result linked = linker.link(new LinkRequest("p", List.of(object), List.of(), true,
-            List.of(), List.of("main"), null, List.of("-fuse-ld=" + name, "-Wl,-z,pack-relative-relocs", "-ldl"), null));
-        assertFalse(ElfObject.read(linked.library()).hasDynamicTag(ElfObject.DT_RELR), name
-            + " wrote DT_RELR, yet the build passed");
-        System.out.println("GlibcFloorTest: ld." + name + " wrote no packed relocations (it ignores the option)");
-      } catch (BuildFailureException e) {
-        assertTrue(e.getMessage().contains("DT_RELR") && e.getMessage().contains("remove -z pack-relative-relocs"),
-            name + ": " + e.getMessage());
-      }
+      BuildFailureException e = assertThrows(BuildFailureException.class, () -> linker.link(new LinkRequest("p",
+          List.of(object), List.of(), true, List.of(), List.of("main"), null,
+          List.of("-fuse-ld=" + name, "-Wl,-z,pack-relative-relocs", "-ldl"), null)), name);
+      assertTrue(e.getMessage().contains("DT_RELR") && e.getMessage().contains("remove -z pack-relative-relocs"),
+          name + ": " + e.getMessage());
     }
+    // What a linker writes by default is read from the result: the tag itself, whatever the flags.
+    Path relr = dir.resolve("relr");
+    Files.createDirectories(relr);
+    Files.writeString(relr.resolve("a.c"), "static int x; int *p = &x; int *q = &x; int get(void) { return *p + *q; }\n");
+    io.github.kernelarchive.pipeline.Commands.run(List.of("cc", "-shared", "-fPIC", "-fuse-ld=bfd",
+        "-Wl,-z,pack-relative-relocs", "a.c", "-o", "liba.so"), relr);
+    GlibcFloor floor = new GlibcFloor(TARGET, cc(), toolchain.runner(), dir.resolve("work2"), ElfObject.hostMachine());
+    BuildFailureException tagged = assertThrows(BuildFailureException.class,
+        () -> floor.verify(relr.resolve("liba.so"), "liba.so"));
+    assertTrue(tagged.getMessage().contains("DT_RELR"), tagged.getMessage());
   }
 
   private static Tool cc() throws Exception {

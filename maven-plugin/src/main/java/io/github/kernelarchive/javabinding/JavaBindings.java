@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * Generates the Java FFM binding of a library's public header: castxml (a real C front end, in
@@ -40,8 +41,17 @@ public final class JavaBindings {
 
   public Result generate(JavaBindingRequest request) throws IOException, BuildFailureException, ToolchainException {
     if (!Files.isRegularFile(request.header())) {
-      throw new BuildFailureException("The header " + request.header() + " for the Java bindings does not exist: check"
-          + " <java><header> (a file among the library's public headers).");
+      List<String> held = new ArrayList<>();
+      if (Files.isDirectory(request.includeDirectory())) {
+        try (Stream<Path> walk = Files.walk(request.includeDirectory())) {
+          walk.filter(Files::isRegularFile).map(p -> request.includeDirectory().relativize(p).toString()).sorted()
+              .forEach(held::add);
+        }
+      }
+      throw new BuildFailureException("The header " + request.includeDirectory().relativize(request.header())
+          + " (<java><header>) is not among the public headers the kernel jar carries, which are "
+          + (held.isEmpty() ? "none" : String.join(", ", held)) + ". Name one of them, or ship the header: the kernel"
+          + " module's jar carries the files under its kernel.headers folder (default src/main/include).");
     }
     Files.createDirectories(request.workDirectory());
     Path xml = request.workDirectory().resolve(request.header().getFileName() + ".xml");

@@ -46,6 +46,10 @@ public class JarMojo extends PackagingMojo {
       getLog().info("Kernel jar: skipped (kernel.jar.skip=true)");
       return;
     }
+    if (!Files.isDirectory(headers.toPath())) {
+      getLog().warn("Kernel jar: no public headers, " + headers + " does not exist, so a Java module's goal"
+          + " java-bindings has nothing to bind. Put the public headers there, or point kernel.headers at them.");
+    }
     List<PlatformOutput> outputs = platformOutputs();
     List<Path> jars = new ArrayList<>();
     for (PlatformOutput output : outputs) {

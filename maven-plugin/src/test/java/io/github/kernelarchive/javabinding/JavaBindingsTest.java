@@ -104,6 +104,19 @@ class JavaBindingsTest {
   }
 
   @Test
+  void aHeaderTheJarDoesNotCarryIsNamedWithTheOnesItDoes(@TempDir Path dir) throws Exception {
+    Path include = Files.createDirectories(dir.resolve("include/sub"));
+    Files.writeString(include.resolve("api.h"), "int api(void);\n");
+    io.github.kernelarchive.common.BuildFailureException e = org.junit.jupiter.api.Assertions.assertThrows(
+        io.github.kernelarchive.common.BuildFailureException.class, () -> bindings.generate(new JavaBindingRequest(
+            dir.resolve("include/vecops.h"), dir.resolve("include"), "com.example", "Api", "api", List.of(),
+            dir.resolve("generated"), dir.resolve("work"))));
+    assertEquals("The header vecops.h (<java><header>) is not among the public headers the kernel jar carries, which"
+        + " are sub/api.h. Name one of them, or ship the header: the kernel module's jar carries the files under its"
+        + " kernel.headers folder (default src/main/include).", e.getMessage());
+  }
+
+  @Test
   void classNamesComeFromCNames() {
     assertEquals("MhaFwdArgs", FfmClassWriter.className("mha_fwd_args"));
     assertEquals("Mha", KernelJarContents.className("mha"));

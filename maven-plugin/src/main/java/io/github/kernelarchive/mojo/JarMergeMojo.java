@@ -19,9 +19,11 @@ import org.apache.maven.plugins.annotations.Parameter;
 import org.apache.maven.plugins.annotations.ResolutionScope;
 
 /**
- * Merges the per-platform kernel jars this module depends on (what a CI matrix deployed: one
- * {@code <classifier>} per platform, resolved from the repository like any dependency) into one
- * jar that holds every platform, {@code target/<finalName>-multiplatform.jar}, and attaches it.
+ * Merges per-platform kernel jars into one jar that holds every platform,
+ * {@code target/<finalName>-multiplatform.jar}, and attaches it. The jars are those this module
+ * depends on (what a CI matrix deployed: one {@code <classifier>} per platform, resolved from the
+ * repository like any dependency) and those its own earlier executions attached (one execution
+ * per platform where their settings differ, as in native/).
  */
 @Mojo(name = "jar-merge", defaultPhase = LifecyclePhase.PACKAGE, requiresDependencyResolution = ResolutionScope.RUNTIME,
     threadSafe = true)
@@ -39,7 +41,13 @@ public class JarMergeMojo extends PackagingMojo {
     List<Path> jars = new ArrayList<>();
     TreeSet<String> libraries = new TreeSet<>();
     try {
-      for (Artifact artifact : project.getArtifacts()) {
+      List<Artifact> candidates = new ArrayList<>(project.getArtifacts());
+      for (Artifact attached : project.getAttachedArtifacts()) {
+        if (!mergedClassifier.equals(attached.getClassifier())) {
+          candidates.add(attached);
+        }
+      }
+      for (Artifact artifact : candidates) {
         if (artifact.getFile() == null || !artifact.getFile().getName().endsWith(".jar")) {
           continue;
         }
@@ -58,7 +66,8 @@ public class JarMergeMojo extends PackagingMojo {
         if (libraries.size() != 1) {
           throw new MojoFailureException((libraries.isEmpty() ? "No kernel jar among the dependencies"
               : "Kernel jars of " + libraries + " among the dependencies") + ": set kernel.library to the one to merge,"
-              + " and depend on its jar once per platform (<classifier>linux-x86_64</classifier>, ...).");
+              + " and depend on its jar once per platform (<classifier>linux-x86_64</classifier>, ...), or run goal jar"
+              + " in this module's executions before this one.");
         }
         chosen = libraries.first();
       }
@@ -69,6 +78,10 @@ public class JarMergeMojo extends PackagingMojo {
           createdBy());
       getLog().info("Kernel jar: " + target.getFileName() + " holds lib" + chosen + ".so for "
           + String.join(", ", result.platforms()));
+      if (result.platforms().size() == 1) {
+        getLog().warn(target.getFileName() + " holds one platform only, " + result.platforms().get(0)
+            + ": the other platforms' jars were neither dependencies nor built by this module.");
+      }
       projectHelper.attachArtifact(project, "jar", mergedClassifier, target.toFile());
     } catch (BuildFailureException e) {
       throw new MojoFailureException(e.getMessage(), e);

@@ -74,7 +74,7 @@ public final class NativeJarMerger {
         }
       }
       if (platforms.isEmpty()) {
-        throw new BuildFailureException("None of this module's dependencies is a kernel jar of lib" + library + ".so:"
+        throw new BuildFailureException("No kernel jar of lib" + library + ".so among the jars to merge:"
             + " add the platform jars (<classifier>linux-x86_64</classifier>, linux-aarch64, ...) as dependencies.");
       }
       entries.put("META-INF/native/" + library + ".platforms", JarWriter.Entry.text(

@@ -425,6 +425,7 @@ public class BuildMojo extends KernelMojo {
         hipArchs != null ? hipArchs : hip.archs, staticLink, basedir);
     ToolchainConfig toolchain = new ToolchainConfig(cc, cxx, cudaNvcc != null ? cudaNvcc : cuda.nvcc,
         hipHipcc != null ? hipHipcc : hip.hipcc, ar, launcher, linker, environment).forPlatform(output.platform());
+    toolchain = withOwnTools(toolchain, toolchainOf(output.platform()));
     LinkSettings link = new LinkSettings(allExports, linkFlags, staticLink,
         Choice.of(CudaRuntime.class, cudaRuntime, "kernel.cuda.runtime"),
         symbolVersion != null ? symbolVersion : SymbolVersion.defaultFor(library, project.getVersion()));
@@ -444,6 +445,21 @@ public class BuildMojo extends KernelMojo {
         new Sources(sets, archiveSets.objects(), archiveSets.names()), options, toolchain, parallelism(), cache(),
         link, new DependencySettings(nativeDependencies(), dependencyRoot.toPath(),
             sitePackages.stream().map(File::toPath).toList(), kernelDependencies(output.classifier())));
+  }
+
+  /** {@code toolchain} with what {@code own}, the platform's {@code <toolchain>}, sets in place of the rest. */
+  private static ToolchainConfig withOwnTools(ToolchainConfig toolchain, PlatformToolchain own) {
+    if (own == null) {
+      return toolchain;
+    }
+    return new ToolchainConfig(either(own.cc, toolchain.cc()), either(own.cxx, toolchain.cxx()),
+        either(own.nvcc, toolchain.nvcc()), toolchain.hipcc(), either(own.ar, toolchain.ar()),
+        either(own.launcher, toolchain.launcher()), either(own.linker, toolchain.linker()), toolchain.environment(),
+        toolchain.platform());
+  }
+
+  private static String either(String own, String common) {
+    return own != null && !own.isBlank() ? own.trim() : common;
   }
 
   /** {@code kernel.jobs} and {@code kernel.batchSize}; 0 where not set (the engine then decides). */

@@ -49,6 +49,17 @@ abstract class KernelMojo extends AbstractMojo {
   protected abstract void run() throws MojoExecutionException, MojoFailureException;
 
   /**
+   * Tools for single platforms, overriding the ones found or configured for all:
+   * {@code <toolchain><platform>linux-aarch64</platform><cxx>/opt/arm/bin/aarch64-none-linux-gnu-g++</cxx></toolchain>}
+   * with {@code <cc>}, {@code <cxx>}, {@code <nvcc>}, {@code <ar>}, {@code <linker>}, {@code <launcher>}
+   * and {@code <sysroot>} (where qemu finds the platform's C library for its tests). For another
+   * platform than the build machine's, {@code <cc>} and {@code <cxx>} replace the compilers found by
+   * its triple; the global {@code <cc>} and {@code <cxx>} are the build machine's alone.
+   */
+  @Parameter
+  private List<PlatformToolchain> toolchains = new ArrayList<>();
+
+  /**
    * The platforms to build for, by classifier: {@code linux-x86_64,linux-aarch64}. Default: the build
    * machine's. The first is built into {@code outputDirectory}, each other into
    * {@code <outputDirectory>-<classifier>} (docs/platforms.md). A trailing {@code ?}
@@ -75,14 +86,20 @@ abstract class KernelMojo extends AbstractMojo {
       } catch (BuildFailureException e) {
         throw new MojoFailureException(e.getMessage(), e);
       }
-      if (optional && platform.cross() && !onPath(platform.tool("g++"))) {
+      PlatformToolchain tools = toolchainOf(platform);
+      if (tools != null && tools.sysroot != null && !tools.sysroot.isBlank()) {
+        platform = platform.withSysroot(new File(tools.sysroot).toPath());
+      }
+      String compiler = tools != null && tools.cxx != null && !tools.cxx.isBlank() ? tools.cxx : platform.tool("g++");
+      if (optional && platform.cross() && !installed(compiler)) {
         if (reportsSkippedPlatforms()) {
-          getLog().warn("Platform " + name + " skipped: its cross compiler " + platform.tool("g++") + " is not installed"
-              + " (apt-get install " + platform.compilerPackage() + ")");
+          getLog().warn("Platform " + name + " skipped: its cross compiler " + compiler + " is not installed"
+              + (compiler.equals(platform.tool("g++")) ? " (apt-get install " + platform.compilerPackage() + ")" : ""));
         }
         continue;
       }
-      if (outputs.stream().anyMatch(o -> o.platform().equals(platform))) {
+      TargetPlatform chosen = platform;
+      if (outputs.stream().anyMatch(o -> o.platform().classifier().equals(chosen.classifier()))) {
         throw new MojoFailureException("kernel.platforms names " + name + " twice: '" + platforms + "'.");
       }
       boolean first = outputs.isEmpty();
@@ -92,9 +109,39 @@ abstract class KernelMojo extends AbstractMojo {
     return outputs;
   }
 
+  /**
+   * The {@code <toolchain>} of {@code platform}, or null. Every entry must name a platform this
+   * plugin builds for, since a misspelt one would leave the tools it names silently unused; one for
+   * a platform this run does not build ({@code -Dkernel.platforms=linux-x86_64}) is passed over.
+   */
+  protected PlatformToolchain toolchainOf(TargetPlatform platform) throws MojoFailureException {
+    PlatformToolchain found = null;
+    for (PlatformToolchain entry : toolchains) {
+      String name = entry.platform == null ? "" : entry.platform.trim();
+      try {
+        TargetPlatform.named(name);
+      } catch (BuildFailureException e) {
+        throw new MojoFailureException("<toolchains><toolchain><platform>" + name + "</platform>: "
+            + e.getMessage().replace("kernel.platforms names", "it names"));
+      }
+      if (name.equals(platform.classifier())) {
+        if (found != null) {
+          throw new MojoFailureException("<toolchains> has two <toolchain> entries for " + platform + ": merge them.");
+        }
+        found = entry;
+      }
+    }
+    return found;
+  }
+
   /** Whether this goal says that an optional platform was skipped: the build goal does, once; the others follow it. */
   protected boolean reportsSkippedPlatforms() {
     return false;
+  }
+
+  /** A compiler by name on PATH, or by path. */
+  private static boolean installed(String compiler) {
+    return compiler.contains("/") ? new File(compiler).canExecute() : onPath(compiler);
   }
 
   private static boolean onPath(String executable) {

@@ -17,8 +17,9 @@ import java.util.Optional;
  * @param triple {@code aarch64-linux-gnu}: the cross tools' prefix
  * @param elfMachine {@link ElfObject#EM_AARCH64}: what every object and library must be
  * @param cross whether it differs from the build machine: tools by triple, tests under an emulator
+ * @param root the platform's C library and loader for the emulator; null: Debian's cross sysroot
  */
-public record TargetPlatform(String classifier, String triple, int elfMachine, boolean cross) {
+public record TargetPlatform(String classifier, String triple, int elfMachine, boolean cross, Path root) {
   private record Known(String classifier, String triple, int machine, String qemu) {}
 
   private static final List<Known> KNOWN = List.of(
@@ -29,8 +30,8 @@ public record TargetPlatform(String classifier, String triple, int elfMachine, b
   public static TargetPlatform host() {
     String classifier = Platform.classifier();
     return KNOWN.stream().filter(k -> k.classifier.equals(classifier)).findFirst()
-        .map(k -> new TargetPlatform(k.classifier, k.triple, k.machine, false))
-        .orElse(new TargetPlatform(classifier, "", ElfObject.hostMachine(), false));
+        .map(k -> new TargetPlatform(k.classifier, k.triple, k.machine, false, null))
+        .orElse(new TargetPlatform(classifier, "", ElfObject.hostMachine(), false, null));
   }
 
   /** A platform by classifier, as {@code kernel.platforms} names it. */
@@ -42,7 +43,12 @@ public record TargetPlatform(String classifier, String triple, int elfMachine, b
     Known known = KNOWN.stream().filter(k -> k.classifier.equals(classifier)).findFirst().orElseThrow(() ->
         new BuildFailureException("kernel.platforms names '" + classifier + "', which this plugin cannot build for:"
             + " use " + String.join(", ", KNOWN.stream().map(Known::classifier).toList()) + "."));
-    return new TargetPlatform(known.classifier, known.triple, known.machine, true);
+    return new TargetPlatform(known.classifier, known.triple, known.machine, true, null);
+  }
+
+  /** The same platform with its C library and loader at {@code sysroot} (a vendor toolchain's, say). */
+  public TargetPlatform withSysroot(Path sysroot) {
+    return new TargetPlatform(classifier, triple, elfMachine, cross, sysroot.toAbsolutePath());
   }
 
   /** The name of a GNU tool for this platform: {@code aarch64-linux-gnu-g++}; on the build machine, as given. */
@@ -56,10 +62,14 @@ public record TargetPlatform(String classifier, String triple, int elfMachine, b
   }
 
   /**
-   * Where this platform's C library and loader are, for an emulator's {@code -L}: Debian's cross
-   * sysroot ({@code /usr/aarch64-linux-gnu}, from libc6-<arch>-cross); empty on the build machine.
+   * Where this platform's C library and loader are, for an emulator's {@code -L}: the configured
+   * one, else Debian's cross sysroot ({@code /usr/aarch64-linux-gnu}, from libc6-<arch>-cross); empty
+   * on the build machine.
    */
   public Optional<Path> sysroot() {
+    if (root != null) {
+      return Optional.of(root);
+    }
     return cross ? Optional.of(Path.of("/usr", triple)) : Optional.empty();
   }
 

@@ -145,8 +145,8 @@ public final class Toolchain {
     TargetPlatform platform = config.platform();
     if (platform.cross()) {
       return switch (language) {
-        case C -> Optional.of(crossCompiler("gcc", "C compiler"));
-        case CXX -> Optional.of(crossCompiler("g++", "C++ compiler"));
+        case C -> Optional.of(crossCompiler(config.cc(), "gcc", "C compiler"));
+        case CXX -> Optional.of(crossCompiler(config.cxx(), "g++", "C++ compiler"));
         case CUDA -> gpuCompiler(config.nvcc(), "CUDA compiler", "<cuda><nvcc>", "kernel.cuda.nvcc",
             candidates(environment.get("CUDACXX"), bin("CUDA_HOME", "nvcc"), bin("CUDA_PATH", "nvcc"),
                 "nvcc", "/usr/local/cuda/bin/nvcc"));
@@ -166,9 +166,18 @@ public final class Toolchain {
     };
   }
 
-  /** {@code aarch64-linux-gnu-g++}: the cross compiler by the platform's triple, or an error naming its package. */
-  private Tool crossCompiler(String name, String what) throws ToolchainException {
+  /**
+   * The cross compiler: the one configured for the platform, else {@code aarch64-linux-gnu-g++} by
+   * the platform's triple, or an error naming its package.
+   */
+  private Tool crossCompiler(String configured, String name, String what) throws ToolchainException {
     TargetPlatform platform = config.platform();
+    if (configured != null) {
+      Path path = finder.find(configured).orElseThrow(() -> new ToolchainException(what + " for " + platform + " '"
+          + configured + "' does not exist or is not executable. Fix <" + (name.equals("gcc") ? "cc" : "cxx")
+          + "> of <toolchains><toolchain> for " + platform + ", or remove it to use " + platform.tool(name) + "."));
+      return identify(path, what + " for " + platform, "<toolchains>");
+    }
     String tool = platform.tool(name);
     Path path = finder.find(tool).orElseThrow(() -> new ToolchainException(what + " for " + platform + ", " + tool
         + ", is not installed. Install Debian's " + platform.compilerPackage() + " (and libc6-dev-"

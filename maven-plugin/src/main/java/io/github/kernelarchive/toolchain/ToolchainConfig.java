@@ -7,8 +7,8 @@ import java.util.Map;
  * tool (and take part in lookups such as {@code CUDA_HOME}).
  *
  * @param platform what the tools build for; for another platform than the build machine's, the C
- *     and C++ compilers are found by its triple ({@code aarch64-linux-gnu-g++}) and {@code cc} and
- *     {@code cxx} are left to the build machine's platform
+ *     and C++ compilers are {@code cc} and {@code cxx} where set (that platform's own), else found by
+ *     its triple ({@code aarch64-linux-gnu-g++})
  */
 public record ToolchainConfig(
     String cc, String cxx, String nvcc, String hipcc, String ar, String launcher, String linker,
@@ -32,8 +32,12 @@ public record ToolchainConfig(
     return new ToolchainConfig(cc, cxx, nvcc, hipcc, ar, launcher, linker, environment, platform);
   }
 
-  /** The same tools for {@code target}. */
+  /**
+   * The same tools for {@code target}: all of them for the build machine; for another platform all
+   * but the C and C++ compilers, which build for the build machine only.
+   */
   public ToolchainConfig forPlatform(TargetPlatform target) {
-    return new ToolchainConfig(cc, cxx, nvcc, hipcc, ar, launcher, linker, environment, target);
+    return target.cross() ? new ToolchainConfig(null, null, nvcc, hipcc, ar, launcher, linker, environment, target)
+        : new ToolchainConfig(cc, cxx, nvcc, hipcc, ar, launcher, linker, environment, target);
   }
 }

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.github.kernelarchive.elf.ElfObject;
+import io.github.kernelarchive.toolchain.TargetPlatform;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,10 +53,15 @@ class CompileFarmTest {
   }
 
   private KernelBuildRequest request(String launcher, int jobs, Map<String, String> environment) {
+    return request(launcher, jobs, environment, TargetPlatform.host());
+  }
+
+  private KernelBuildRequest request(String launcher, int jobs, Map<String, String> environment,
+      TargetPlatform platform) {
     return KernelBuildRequest.builder(project, "farm").host(project.resolve("host"))
         .archive("k", project.resolve("kernels")).cFlags("-O2")
-        .toolchain(new ToolchainConfig(null, null, null, null, null, launcher, null, environment)).jobs(jobs)
-        .batchSize(400).exports("farm_api").build();
+        .toolchain(new ToolchainConfig(null, null, null, null, null, launcher, null, environment).forPlatform(platform))
+        .jobs(jobs).batchSize(400).exports("farm_api").build();
   }
 
   /** The local build's archive, for comparison; the project is then cleaned for the next build. */
@@ -164,6 +171,44 @@ class CompileFarmTest {
       assertTrue(killed.get(), "host 2 was to be killed after 5 compiles:\n" + Files.readString(hosts.log(2)));
       assertEquals(SOURCES + 1, farmed.compiled(), log.text());
       assertArrayEquals(local, Files.readAllBytes(project.resolve("target/kernel/libk.a")));
+    }
+  }
+
+  /**
+   * A linux-aarch64 build on the same farm: the cross compiler travels by its triple name
+   * ({@code aarch64-linux-gnu-gcc}, which each distccd must allow: Debian's
+   * {@code update-distcc-symlinks} lists it once the cross compiler is installed), every host
+   * compiles, and the archive is the local cross build's, byte for byte.
+   */
+  @Test
+  void crossCompilesTravelToTheFarmByTheirTripleName() throws Exception {
+    Installed.assumeOnPath("aarch64-linux-gnu-gcc", "compiling for linux-aarch64 on a farm");
+    Installed.assumeOnPath("aarch64-linux-gnu-g++", "compiling for linux-aarch64 on a farm");
+    boolean allowed = Files.exists(Path.of("/usr/lib/distcc/aarch64-linux-gnu-gcc"))
+        && Files.exists(Path.of("/usr/lib/distcc/aarch64-linux-gnu-g++"));
+    if (!allowed) {
+      System.out.println("SKIPPED: distccd does not allow aarch64-linux-gnu-gcc (run update-distcc-symlinks, from"
+          + " package distcc, after installing gcc-aarch64-linux-gnu); cross compiles on a farm are not tested");
+    }
+    assumeTrue(allowed, "distccd does not allow the cross compiler");
+    TargetPlatform aarch64 = TargetPlatform.named("linux-aarch64");
+    BuildSummary localBuild = new KernelBuild(new RecordingLog(), System.getenv())
+        .run(request(null, 2, Map.of(), aarch64));
+    assertEquals(SOURCES + 1, localBuild.compiled());
+    byte[] local = Files.readAllBytes(project.resolve("target/kernel/libk.a"));
+    deleteTree(project.resolve("target"));
+    try (FarmHosts hosts = distccFarm()) {
+      RecordingLog log = new RecordingLog();
+      BuildSummary farmed = new KernelBuild(log, System.getenv())
+          .run(request("distcc", 12, withStateFolder(distccHosts(hosts, 4)), aarch64));
+      assertEquals(SOURCES + 1, farmed.compiled(), log.text());
+      assertTrue(log.lines().stream().noneMatch(l -> l.contains("compiled locally")), log.text());
+      for (int n = 1; n <= 3; n++) {
+        assertTrue(hosts.compiles(n) > 0, "host " + n + " compiled nothing:\n" + Files.readString(hosts.log(n)));
+      }
+      assertArrayEquals(local, Files.readAllBytes(project.resolve("target/kernel/libk.a")),
+          "the farm's aarch64 archive differs from the local cross build's");
+      assertEquals(ElfObject.EM_AARCH64, ElfObject.read(project.resolve("target/kernel/libfarm.so")).machine());
     }
   }
 

@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.github.kernelarchive.compile.ClusterSettings;
+import io.github.kernelarchive.elf.ElfObject;
+import io.github.kernelarchive.link.CudaRuntime;
 import io.github.kernelarchive.scan.Language;
+import io.github.kernelarchive.toolchain.TargetPlatform;
 import io.github.kernelarchive.toolchain.Toolchain;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.nio.file.Files;
@@ -84,12 +87,20 @@ class SlurmClusterTest {
   }
 
   private KernelBuildRequest request(ClusterSettings cluster, int jobs) {
+    return request(cluster, jobs, TargetPlatform.host());
+  }
+
+  /** For another platform than this machine's: no HIP (hipcc has no cross compiler), CUDA through the stub. */
+  private KernelBuildRequest request(ClusterSettings cluster, int jobs, TargetPlatform platform) {
     KernelBuildRequest.Builder builder = KernelBuildRequest.builder(project, "slurm").host(project.resolve("host"))
-        .archive("c", project.resolve("kernels/c")).cFlags("-O2").exports("slurm_api").cluster(cluster).jobs(jobs);
+        .archive("c", project.resolve("kernels/c")).cFlags("-O2").exports("slurm_api").cluster(cluster).jobs(jobs)
+        .toolchain(ToolchainConfig.defaults().forPlatform(platform));
     if (cuda) {
       builder.archive("cu", project.resolve("kernels/cuda")).cudaArchs("80;90");
     }
-    if (hip) {
+    if (platform.cross()) {
+      builder.cudaRuntime(CudaRuntime.STUB);
+    } else if (hip) {
       builder.archive("hip", project.resolve("kernels/hip")).hipArchs("gfx90a").linkFlags("-lamdhip64");
     }
     return builder.build();
@@ -193,6 +204,43 @@ class SlurmClusterTest {
       }
       assertEquals("315", Commands.callLibrary(project.resolve("target/kernel/libslurm.so"), "slurm_api", 10, dir),
           "kernel_7(10) through the library");
+    }
+  }
+
+  /**
+   * A linux-aarch64 build on the same cluster: its cross compiles (C, and CUDA with the cross
+   * compiler as nvcc's host compiler, where nvcc is) run on the nodes, and each archive is the local
+   * cross build's, byte for byte.
+   */
+  @Test
+  void crossCompilesForAarch64RunOnTheNodesToo() throws Exception {
+    Installed.assumeOnPath("aarch64-linux-gnu-gcc", "compiling for linux-aarch64 on a Slurm cluster");
+    Installed.assumeOnPath("aarch64-linux-gnu-g++", "compiling for linux-aarch64 on a Slurm cluster");
+    TargetPlatform aarch64 = TargetPlatform.named("linux-aarch64");
+    int sources = C_SOURCES + 1 + (cuda ? CUDA_SOURCES : 0);
+    List<String> names = cuda ? List.of("c", "cu") : List.of("c");
+    BuildSummary localBuild = new KernelBuild(new RecordingLog(), System.getenv()).run(request(null, 2, aarch64));
+    assertEquals(sources, localBuild.compiled());
+    Map<String, byte[]> local = new HashMap<>();
+    for (String name : names) {
+      local.put(name, Files.readAllBytes(project.resolve("target/kernel/lib" + name + ".a")));
+    }
+    deleteTree(project.resolve("target"));
+    try (SlurmCluster cluster = SlurmCluster.start(3)) {
+      RecordingLog log = new RecordingLog();
+      BuildSummary built = new KernelBuild(log, environment(cluster))
+          .run(request(srun(Duration.ofMinutes(10)), 0, aarch64));
+      assertEquals(sources, built.compiled(), log.text());
+      assertTrue(log.lines().stream().noneMatch(l -> l.contains("compiled locally")), log.text());
+      for (int n = 1; n <= 3; n++) {
+        assertTrue(cluster.steps(n) > 0, "node n" + n + " ran no compile");
+      }
+      for (String name : names) {
+        byte[] fromCluster = Files.readAllBytes(project.resolve("target/kernel/lib" + name + ".a"));
+        assertArrayEquals(local.get(name), fromCluster, () -> "lib" + name + ".a for aarch64 from the cluster differs"
+            + " from the local build's" + whereTheyDiffer(local.get(name), fromCluster));
+      }
+      assertEquals(ElfObject.EM_AARCH64, ElfObject.read(project.resolve("target/kernel/libslurm.so")).machine());
     }
   }
 

@@ -1,4 +1,6 @@
-def log = new File(basedir, 'build.log').text
+def check = evaluate(new File(itLib, 'checks.groovy'))
+def runs = check.invocations(basedir)
+def log = runs[2]
 def generated = new File(basedir, 'app/target/generated-sources/kernel/com/example/kernels/Kernels.java')
 assert generated.isFile(): generated
 def source = generated.text
@@ -12,3 +14,16 @@ assert log =~ /Java bindings: com\.example\.kernels\.Kernels from kernels\.h of 
 // The tests ran on the JDK of the toolchain, and passed.
 assert log =~ /FFM-OK (2[2-9]|[3-9]\d)/: log
 assert log.contains('Tests run: 2, Failures: 0, Errors: 0, Skipped: 0'): log
+
+// Runs 1 and 2, in the reactor before the package phase: the kernel module's target/classes stood in for its jar.
+def classes = new File(basedir, 'kernels/target/classes').path
+for (run in runs[0..1]) {
+  assert run.contains('Kernel jar content: target/classes/META-INF/native/linux-x86_64/ (libkernels.so) for modules of'
+      + ' this reactor'): run
+  assert run.contains("Java bindings: com.example.kernels.Kernels from kernels.h of ${classes}: 5 functions".toString()): run
+  assert run.contains('BUILD SUCCESS'): run
+}
+assert !runs[0].contains('Tests run:'): runs[0]
+assert runs[1] =~ /FFM-OK (2[2-9]|[3-9]\d)/: runs[1]
+assert runs[1].contains('Tests run: 2, Failures: 0, Errors: 0, Skipped: 0'): runs[1]
+assert !runs[1].contains('java-ffm-kernels-1.0-linux-x86_64.jar'): 'run 2 packed no jar'

@@ -35,6 +35,17 @@ public record KernelJarContents(Path jar, String library, List<String> exports, 
     List<String> found = new ArrayList<>();
     KernelJarContents chosen = null;
     for (Path jar : jars) {
+      if (Files.isDirectory(jar)) {
+        KernelJarContents inFolder = fromFolder(jar, library, platform, include, found);
+        if (inFolder != null) {
+          if (chosen != null) {
+            throw new BuildFailureException("More than one kernel jar among the dependencies (" + String.join(", ",
+                found) + "): name the one to bind in <java><library>.");
+          }
+          chosen = inFolder;
+        }
+        continue;
+      }
       try (ZipFile zip = ZipFile.builder().setPath(jar).get()) {
         for (ZipArchiveEntry entry : Collections.list(zip.getEntries())) {
           String name = entry.getName();
@@ -59,7 +70,48 @@ public record KernelJarContents(Path jar, String library, List<String> exports, 
       throw new BuildFailureException("No kernel jar " + (library == null ? "" : "of lib" + library + ".so ") + "for "
           + platform + " among this module's dependencies" + (found.isEmpty() ? "" : " (found: " + String.join(", ",
           found) + ")") + ": add the dependency on the kernel module's jar with <classifier>" + platform
-          + "</classifier>.");
+          + "</classifier>. In a reactor that builds the kernel module too, Maven hands over its target/classes"
+          + " until phase package makes the jar: the kernel packaging fills it in phase compile (goal"
+          + " jar-classes; a module of another packaging adds that goal beside its jar goal).");
+    }
+    return chosen;
+  }
+
+  /**
+   * The same from a folder laid out like the jar (goal {@code jar-classes}: a reactor module's
+   * {@code target/classes}); null when it holds no library of this platform (or not the one asked for).
+   */
+  private static KernelJarContents fromFolder(Path folder, String library, String platform, Path include,
+      List<String> found) throws IOException {
+    Path platformFolder = folder.resolve("META-INF/native/" + platform);
+    if (!Files.isDirectory(platformFolder)) {
+      return null;
+    }
+    KernelJarContents chosen = null;
+    try (Stream<Path> files = Files.list(platformFolder)) {
+      for (Path index : files.filter(f -> f.getFileName().toString().endsWith(".index")).sorted().toList()) {
+        String name = index.getFileName().toString();
+        String carried = name.substring(0, name.length() - ".index".length());
+        found.add(carried + " (" + folder + ")");
+        if (library == null || library.equals(carried)) {
+          try (InputStream in = Files.newInputStream(index)) {
+            chosen = new KernelJarContents(folder, carried, exports(in), include);
+          }
+        }
+      }
+    }
+    if (chosen != null) {
+      emptyFolder(include);
+      Path headers = folder.resolve(INCLUDE);
+      if (Files.isDirectory(headers)) {
+        try (Stream<Path> walk = Files.walk(headers)) {
+          for (Path header : walk.filter(Files::isRegularFile).toList()) {
+            Path target = include.resolve(headers.relativize(header).toString());
+            Files.createDirectories(target.getParent());
+            Files.copy(header, target);
+          }
+        }
+      }
     }
     return chosen;
   }
@@ -70,23 +122,20 @@ public record KernelJarContents(Path jar, String library, List<String> exports, 
   }
 
   private static List<String> exports(ZipFile zip, ZipArchiveEntry index) throws IOException {
-    Properties properties = new Properties();
     try (InputStream in = zip.getInputStream(index)) {
-      properties.load(new ByteArrayInputStream(in.readAllBytes()));
+      return exports(in);
     }
+  }
+
+  private static List<String> exports(InputStream index) throws IOException {
+    Properties properties = new Properties();
+    properties.load(new ByteArrayInputStream(index.readAllBytes()));
     String exports = properties.getProperty("exports", "").trim();
     return exports.isEmpty() ? List.of() : Arrays.stream(exports.split(",")).map(String::trim).toList();
   }
 
   private static void unpackHeaders(ZipFile zip, Path include) throws IOException {
-    if (Files.exists(include)) {
-      try (Stream<Path> walk = Files.walk(include)) {
-        for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(p);
-        }
-      }
-    }
-    Files.createDirectories(include);
+    emptyFolder(include);
     Path root = include.toAbsolutePath().normalize();
     for (ZipArchiveEntry entry : Collections.list(zip.getEntries())) {
       if (entry.isDirectory() || !entry.getName().startsWith(INCLUDE)) {
@@ -101,5 +150,16 @@ public record KernelJarContents(Path jar, String library, List<String> exports, 
         Files.copy(in, target);
       }
     }
+  }
+
+  private static void emptyFolder(Path folder) throws IOException {
+    if (Files.exists(folder)) {
+      try (Stream<Path> walk = Files.walk(folder)) {
+        for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
+    Files.createDirectories(folder);
   }
 }

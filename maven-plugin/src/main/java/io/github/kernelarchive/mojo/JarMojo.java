@@ -71,6 +71,24 @@ public class JarMojo extends PackagingMojo {
   }
 
   private Path jar(PlatformOutput output) throws MojoExecutionException, MojoFailureException {
+    String platform = output.classifier();
+    Path jar = Path.of(project.getBuild().getDirectory(), project.getBuild().getFinalName() + "-" + platform + ".jar");
+    NativeJarBuilder.Result result;
+    try {
+      result = NativeJarBuilder.build(request(output, jar));
+    } catch (BuildFailureException e) {
+      throw new MojoFailureException(e.getMessage(), e);
+    } catch (IOException e) {
+      throw new MojoExecutionException("Writing the kernel jar failed: " + e.getMessage(), e);
+    }
+    getLog().info("Kernel jar: " + jar.getFileName() + " (META-INF/native/" + platform + "/: "
+        + String.join(", ", result.loadOrder()) + (result.glibc().isEmpty() ? "" : "; glibc " + result.glibc()) + ")");
+    projectHelper.attachArtifact(project, "jar", platform, jar.toFile());
+    return jar;
+  }
+
+  /** What goes into the jar of {@code output}'s platform, written to {@code jar}. */
+  protected NativeJarRequest request(PlatformOutput output, Path jar) throws MojoFailureException {
     Path kernelOutput = output.outputDirectory().toPath();
     Path file = kernelOutput.resolve("lib" + library + ".so");
     if (!Files.isRegularFile(file)) {
@@ -85,21 +103,18 @@ public class JarMojo extends PackagingMojo {
       throw new MojoFailureException(metadataFile + " cannot be read (" + e.getMessage() + "): run the build goal again.",
           e);
     }
-    String platform = output.classifier();
-    Path jar = Path.of(project.getBuild().getDirectory(), project.getBuild().getFinalName() + "-" + platform + ".jar");
-    NativeJarBuilder.Result result;
-    try {
-      result = NativeJarBuilder.build(new NativeJarRequest(project.getBasedir().toPath(), file, library, platform,
-          headers.toPath(), metadata.exports(), metadata.cudaArchs().isEmpty() ? "none" : metadata.cudaRuntime(),
-          metadata.glibc(), jar, entryTime(), createdBy()));
-    } catch (BuildFailureException e) {
-      throw new MojoFailureException(e.getMessage(), e);
-    } catch (IOException e) {
-      throw new MojoExecutionException("Writing the kernel jar failed: " + e.getMessage(), e);
-    }
-    getLog().info("Kernel jar: " + jar.getFileName() + " (META-INF/native/" + platform + "/: "
-        + String.join(", ", result.loadOrder()) + (result.glibc().isEmpty() ? "" : "; glibc " + result.glibc()) + ")");
-    projectHelper.attachArtifact(project, "jar", platform, jar.toFile());
-    return jar;
+    return new NativeJarRequest(project.getBasedir().toPath(), file, library, output.classifier(),
+        headers.toPath(), metadata.exports(), metadata.cudaArchs().isEmpty() ? "none" : metadata.cudaRuntime(),
+        metadata.glibc(), jar, entryTime(), createdBy());
+  }
+
+  /** The library's name. */
+  protected String library() {
+    return library;
+  }
+
+  /** Whether {@code kernel.jar.skip} is set. */
+  protected boolean jarSkipped() {
+    return skipJar;
   }
 }

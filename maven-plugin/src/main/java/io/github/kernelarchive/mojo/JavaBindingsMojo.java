@@ -12,6 +12,7 @@ import io.github.kernelarchive.toolchain.Toolchain;
 import io.github.kernelarchive.toolchain.ToolchainConfig;
 import java.io.File;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -67,7 +68,10 @@ public class JavaBindingsMojo extends KernelMojo {
     }
     List<File> jars = new ArrayList<>();
     for (Artifact artifact : project.getArtifacts()) {
-      if (artifact.getFile() != null && artifact.getFile().getName().endsWith(".jar")) {
+      getLog().debug("java-bindings: dependency " + artifact + " is " + artifact.getFile());
+      // A folder: a module of this reactor before its package phase, which Maven hands over as its
+      // target/classes (the kernel packaging lays the jar's content out there in phase compile).
+      if (artifact.getFile() != null && (artifact.getFile().getName().endsWith(".jar") || artifact.getFile().isDirectory())) {
         jars.add(artifact.getFile());
       }
     }
@@ -82,7 +86,7 @@ public class JavaBindingsMojo extends KernelMojo {
           new JavaBindingRequest(contents.include().resolve(java.header), contents.include(), java.packageName(),
               className, contents.library(), contents.exports(), sourceDirectory.toPath(), workDirectory.toPath()));
       getLog().info("Java bindings: " + java.packageName() + "." + className + " from " + java.header + " of "
-          + contents.jar().getFileName() + ": " + result.functions() + " functions, " + result.structs() + " structs, "
+          + (Files.isDirectory(contents.jar()) ? contents.jar() : contents.jar().getFileName()) + ": " + result.functions() + " functions, " + result.structs() + " structs, "
           + result.constants() + " constants" + (result.written() ? "" : " (unchanged)"));
     } catch (BuildFailureException e) {
       throw new MojoFailureException(e.getMessage(), e);

@@ -33,6 +33,24 @@ public final class NativeJarBuilder {
   private NativeJarBuilder() {}
 
   public static Result build(NativeJarRequest request) throws BuildFailureException, IOException {
+    Content content = content(request);
+    JarWriter.write(request.jar(), content.entries(), request.time(), request.createdBy());
+    return content.result();
+  }
+
+  /**
+   * The jar's content as files under {@code classes} instead ({@link JarContentFolder}): what a
+   * module of the same reactor gets for the jar before the package phase makes it.
+   */
+  public static Result layOut(NativeJarRequest request, Path classes) throws BuildFailureException, IOException {
+    Content content = content(request);
+    JarContentFolder.write(classes, request.name(), request.platform(), content.entries());
+    return content.result();
+  }
+
+  private record Content(List<JarWriter.Entry> entries, Result result) {}
+
+  private static Content content(NativeJarRequest request) throws BuildFailureException, IOException {
     ElfObject library = ElfObject.read(request.library());
     Path folder = request.library().getParent();
     String fileName = request.library().getFileName().toString();
@@ -78,8 +96,7 @@ public final class NativeJarBuilder {
       ProjectTree.files(request.headers(), request.project(), "META-INF/native/include/", "jar", p -> false)
           .forEach((name, header) -> entries.add(JarWriter.Entry.of(name, header, false)));
     }
-    JarWriter.write(request.jar(), entries, request.time(), request.createdBy());
-    return new Result(request.jar(), loadOrder, glibc);
+    return new Content(entries, new Result(request.jar(), loadOrder, glibc));
   }
 
   /**

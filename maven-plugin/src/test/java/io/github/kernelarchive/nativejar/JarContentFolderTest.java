@@ -1,0 +1,46 @@
+package io.github.kernelarchive.nativejar;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import io.github.kernelarchive.jarfile.JarWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The jar's content in target/classes: exactly this build's files per platform, every platform listed. */
+class JarContentFolderTest {
+  @TempDir Path classes;
+
+  private static List<JarWriter.Entry> entries(String platform, String... files) {
+    List<JarWriter.Entry> entries = new java.util.ArrayList<>();
+    for (String file : files) {
+      entries.add(JarWriter.Entry.text(file.startsWith("include/") ? "META-INF/native/" + file
+          : "META-INF/native/" + platform + "/" + file, file + " of " + platform));
+    }
+    entries.add(JarWriter.Entry.text("META-INF/native/k.platforms", platform + "\n"));
+    return entries;
+  }
+
+  private List<String> files() throws Exception {
+    try (Stream<Path> walk = Files.walk(classes)) {
+      return walk.filter(Files::isRegularFile).map(p -> classes.relativize(p).toString()).sorted().toList();
+    }
+  }
+
+  @Test
+  void aSecondBuildLeavesOnlyItsFilesAndEveryPlatformIsListed() throws Exception {
+    JarContentFolder.write(classes, "k", "linux-x86_64", entries("linux-x86_64", "libk.so", "libold.so", "k.index",
+        "include/k.h", "include/old.h"));
+    JarContentFolder.write(classes, "k", "linux-x86_64", entries("linux-x86_64", "libk.so", "k.index", "include/k.h"));
+    assertEquals(List.of("META-INF/native/include/k.h", "META-INF/native/k.platforms",
+        "META-INF/native/linux-x86_64/k.index", "META-INF/native/linux-x86_64/libk.so"), files());
+    JarContentFolder.write(classes, "k", "linux-aarch64", entries("linux-aarch64", "libk.so", "k.index", "include/k.h"));
+    assertEquals("linux-aarch64\nlinux-x86_64\n", Files.readString(classes.resolve("META-INF/native/k.platforms")));
+    assertEquals("libk.so of linux-x86_64", Files.readString(classes.resolve("META-INF/native/linux-x86_64/libk.so")));
+    assertFalse(files().stream().anyMatch(f -> f.endsWith(".tmp")), "a temporary was left: " + files());
+  }
+}

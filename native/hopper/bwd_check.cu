@@ -3,7 +3,7 @@
 // MHA_DETERMINISTIC=1 the dK/dV and dQ passes), after the library's forward for out and lse. Gradients are
 // compared with float64 on the CPU (also at a seq that is not a multiple of the tiles), then timed
 // at B=4, H=16 with the forward's operation count times 2.5.
-// Build: nvcc -gencode=arch=compute_90a,code=sm_90a -O3 -std=c++17 -I../src/main/include \
+// Build: nvcc -gencode=arch=compute_90a,code=sm_90a -O3 -std=c++17 -I../src/main/include -I../src/main/headers \
 //          -o bwd_check bwd_check.cu
 #include <chrono>
 #include <string>

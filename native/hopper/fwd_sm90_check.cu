@@ -1,7 +1,7 @@
-// Checks and times libmha's sm_90a forward (src/main/include/mha_cuda/hopper_fwd.cuh) on its own,
+// Checks and times libmha's sm_90a forward (src/main/headers/mha_cuda/hopper_fwd.cuh) on its own,
 // without building the library: fp16 and bf16, head dim 64 and 128, causal and not, against float64
 // on the CPU (also at a seq that is not a multiple of the tile), then timed at B=4, H=16.
-// Build: nvcc -gencode=arch=compute_90a,code=sm_90a -O3 -std=c++17 -I../src/main/include \
+// Build: nvcc -gencode=arch=compute_90a,code=sm_90a -O3 -std=c++17 -I../src/main/include -I../src/main/headers \
 //          -o fwd_sm90_check fwd_sm90_check.cu
 #include <string>
 

@@ -8,7 +8,7 @@
 // including wrong ones, which must show as WRONG. Descriptors, register lists and the wgmma fences
 // are the library's (hopper_common.cuh); the wgmma here is the probe's own, since it takes a
 // transposed B with A in shared memory, where the library pairs a transposed B with A in registers.
-// Build: nvcc -gencode=arch=compute_90a,code=sm_90a -O2 -std=c++17 -I../src/main/include \
+// Build: nvcc -gencode=arch=compute_90a,code=sm_90a -O2 -std=c++17 -I../src/main/include -I../src/main/headers \
 //          -o wgmma_probe wgmma_probe.cu
 #include <vector>
 

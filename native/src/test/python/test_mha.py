@@ -1,11 +1,15 @@
 """The installed wheel's binding against attention computed here in plain Python (run by kernel:python-test)."""
 import math
+import os
 import random
 
 import mha
 
 assert "site-packages" in mha.__file__, mha.__file__
 assert mha.version().count(".") == 2, mha.version()
+# The wheel ships the public header alone (kernel.headers: src/main/include), none of the internal ones.
+shipped = sorted(os.listdir(os.path.join(os.path.dirname(mha.__file__), "include")))
+assert shipped == ["mha.h"], shipped
 
 batch, heads, seq, dim = 1, 2, 5, 64
 rng = random.Random(7)

@@ -17,7 +17,7 @@ assert new File(basedir, 'target/kernel/audit.txt').text.contains('floor GLIBC_2
 
 def zip = new ZipFile(wheel)
 def names = zip.entries().collect { it.name }
-assert names == ['answer/__init__.py', 'answer/libanswer.so', 'answer-1.2.0.dev0.dist-info/METADATA',
+assert names == ['answer/__init__.py', 'answer/_native.py', 'answer/libanswer.so', 'answer-1.2.0.dev0.dist-info/METADATA',
     'answer-1.2.0.dev0.dist-info/WHEEL', 'answer-1.2.0.dev0.dist-info/RECORD']: names
 def metadata = zip.getInputStream(zip.getEntry('answer-1.2.0.dev0.dist-info/METADATA')).text
 assert metadata.contains('Name: answer\nVersion: 1.2.0.dev0\n')
@@ -48,6 +48,9 @@ check.sh(['/usr/bin/python3', '-m', 'venv', venv.path], basedir)
 check.sh([new File(venv, 'bin/pip').path, 'install', '--no-index', '--disable-pip-version-check', wheel.path], target)
 def out = check.sh([new File(venv, 'bin/python').path, '-c', 'import answer; print(answer.answer(20))'], target)
 assert out.trim() == '42': out
+// The wrapper is two lines (from ._native import lib; answer = lib.answer): the generated loader found the library.
+def loader = check.sh([new File(venv, 'bin/python').path, '-c', 'import answer._native as n; print(n.path)'], target)
+assert loader.trim().endsWith('site-packages/answer/libanswer.so'): loader
 
 // A second checkout, at another path, gives the same bytes.
 def second = check.mavenInCopy(basedir, new File(target, 'second-checkout'), localRepositoryPath, ['package', '-DskipTests'])

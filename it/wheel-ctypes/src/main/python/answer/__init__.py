@@ -1,11 +1,3 @@
-"""ctypes wrapper of libanswer.so, which the wheel holds beside this file."""
-import ctypes
-import os
-
-_lib = ctypes.CDLL(os.path.join(os.path.dirname(__file__), "libanswer.so"))
-_lib.answer.argtypes = [ctypes.c_int]
-_lib.answer.restype = ctypes.c_int
-
-
-def answer(x):
-    return _lib.answer(x)
+"""ctypes wrapper of libanswer.so: the wheel's generated loader (_native.py) opens it."""
+from ._native import lib
+answer = lib.answer

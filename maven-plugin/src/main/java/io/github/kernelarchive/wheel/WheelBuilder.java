@@ -97,6 +97,14 @@ public final class WheelBuilder {
     int before = entries.size();
     addTree(entries, request.pythonSources(), request.project(), "");
     checkPythonLayout(entries.subList(before, entries.size()), request, top);
+    if (request.extension() == null) {
+      String loader = request.importPackage() + "/" + NativeLoaderSource.FILE;
+      if (entries.stream().anyMatch(e -> e.name().equals(loader))) {
+        throw new BuildFailureException(request.pythonSources().resolve(loader) + " has the name of the loader the"
+            + " wheel goal writes into every ctypes wheel (" + loader + ": 'from ._native import lib'). Rename yours.");
+      }
+      entries.add(WheelEntry.text(loader, NativeLoaderSource.of(library.getFileName().toString(), request.name())));
+    }
     addTree(entries, request.headers(), request.project(), request.importPackage() + "/include/");
     Map<String, List<String>> extras = new TreeMap<>(request.metadata().extras());
     if (request.cudaStub()) {

@@ -116,4 +116,47 @@ class WheelBuilderTest {
         + " sources"), e.getMessage());
     assertFalse(Files.exists(dir.resolve("target/vecops-1.0-py3-none-manylinux_2_5_x86_64.manylinux1_x86_64.whl")));
   }
+
+  @Test
+  void theGeneratedLoaderOpensTheLibraryForATwoLineWrapper() throws Exception {
+    Installed.assumeCompiler(Language.C);
+    Path python = Path.of("/usr/bin/python3");
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(python), "no /usr/bin/python3");
+    Files.createDirectories(dir.resolve("src/main/python/vecops"));
+    Files.writeString(dir.resolve("src/main/python/vecops/__init__.py"), "from ._native import lib\ndot = lib.dot\n");
+    WheelBuilder.Result result = buildWith("vecops");
+    Path site = dir.resolve("site");
+    for (Map.Entry<String, byte[]> entry : WheelVerifier.read(result.wheel()).entrySet()) {
+      Path file = site.resolve(entry.getKey());
+      Files.createDirectories(file.getParent());
+      Files.write(file, entry.getValue());
+    }
+    ProcessBuilder builder = new ProcessBuilder(python.toString(), "-c", "import vecops; print(vecops.dot())")
+        .directory(dir.toFile()).redirectErrorStream(true);
+    builder.environment().put("PYTHONPATH", site.toString());
+    Process process = builder.start();
+    String output = new String(process.getInputStream().readAllBytes()).trim();
+    assertEquals(0, process.waitFor(), output);
+    assertEquals("32", output);
+
+    // A library that cannot load says which wheel and file, as an ImportError.
+    Files.write(site.resolve("vecops/libvecops.so"), new byte[] {1, 2, 3});
+    builder.command(python.toString(), "-c", "import vecops");
+    process = builder.start();
+    output = new String(process.getInputStream().readAllBytes());
+    assertEquals(1, process.waitFor(), output);
+    assertTrue(output.contains("ImportError: vecops: could not load " + site.resolve("vecops/libvecops.so")), output);
+  }
+
+  @Test
+  void aSourceNamedLikeTheLoaderIsRefused() throws Exception {
+    Installed.assumeCompiler(Language.C);
+    Files.createDirectories(dir.resolve("src/main/python/vecops"));
+    Files.writeString(dir.resolve("src/main/python/vecops/__init__.py"), "");
+    Files.writeString(dir.resolve("src/main/python/vecops/_native.py"), "");
+    io.github.kernelarchive.common.BuildFailureException e = org.junit.jupiter.api.Assertions.assertThrows(
+        io.github.kernelarchive.common.BuildFailureException.class, () -> buildWith("vecops"));
+    assertTrue(e.getMessage().startsWith(dir.resolve("src/main/python/vecops/_native.py") + " has the name of the"
+        + " loader"), e.getMessage());
+  }
 }

@@ -4,9 +4,8 @@ Only what a first call needs: the library's identity and the forward pass on flo
 The CUDA backend takes device pointers (e.g. torch.Tensor.data_ptr()) and a stream.
 """
 import ctypes
-import os
 
-_lib = ctypes.CDLL(os.path.join(os.path.dirname(__file__), "libmha.so"))
+from ._native import lib as _lib  # the loader the wheel goal writes: libmha.so from this folder
 
 F32, F16, BF16 = 0, 1, 2
 CPU_REFERENCE, CPU_BLOCKED, CUDA = 0, 1, 2

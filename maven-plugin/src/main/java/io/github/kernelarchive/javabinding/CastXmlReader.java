@@ -63,7 +63,7 @@ final class CastXmlReader {
       }
       switch (element.getTagName()) {
         case "Function" -> functions.add(reader.function(element));
-        case "Struct" -> structs.add(reader.struct(element));
+        case "Struct", "Union" -> structs.add(reader.struct(element));
         case "Enumeration" -> enums.add(reader.enumeration(element));
         default -> { }
       }
@@ -95,15 +95,13 @@ final class CastXmlReader {
       if (field == null || !field.getTagName().equals("Field")) {
         continue;
       }
-      CType type = field.hasAttribute("bits") ? new CType.Unmappable("a bit-field") : type(field.getAttribute("type"));
-      if (type instanceof CType.Struct nested) {
-        type = new CType.Unmappable("a struct held by value (" + nested.cName() + ")");
-      }
+      CType type = field.hasAttribute("bits") ? new CType.BitField(Integer.parseInt(field.getAttribute("bits")))
+          : type(field.getAttribute("type"));
       fields.add(new CHeader.Field(field.getAttribute("name"), type, bits(field, "offset") / 8,
           size(field.getAttribute("type")) / 8, location(field)));
     }
     return new CHeader.Struct(name(element), bits(element, "size") / 8, bits(element, "align") / 8, fields,
-        location(element));
+        location(element), element.getTagName().equals("Union"), element.getAttribute("name").isEmpty());
   }
 
   private CHeader.Enum enumeration(Element element) {
@@ -129,11 +127,20 @@ final class CastXmlReader {
         yield new CType.Pointer(pointee == null ? "?" : name(pointee));
       }
       case "Enumeration" -> CType.INT;
-      case "Struct" -> new CType.Struct(name(element));
-      case "Union" -> new CType.Unmappable("a union held by value (" + name(element) + ")");
-      case "ArrayType" -> new CType.Unmappable("an array held by value");
+      case "Struct", "Union" -> new CType.Struct(name(element));
+      case "ArrayType" -> array(element);
       default -> new CType.Unmappable("a " + element.getTagName());
     };
+  }
+
+  /** castxml writes {@code int x[4]} as min 0, max 3; a flexible array member has no max. */
+  private CType array(Element element) {
+    String max = element.getAttribute("max");
+    if (max.isEmpty()) {
+      return new CType.Unmappable("a flexible array member, whose length C does not know (pass its elements through a"
+          + " pointer)");
+    }
+    return new CType.Array(type(element.getAttribute("type")), Long.parseLong(max) - bits(element, "min") + 1);
   }
 
   private static CType fundamental(String name) {
@@ -146,7 +153,8 @@ final class CastXmlReader {
       case "float" -> new CType.Scalar("JAVA_FLOAT", "float");
       case "double" -> new CType.Scalar("JAVA_DOUBLE", "double");
       case "_Bool", "bool" -> new CType.Scalar("JAVA_BOOLEAN", "boolean");
-      default -> new CType.Unmappable("'" + name + "', which Java has no type for");
+      default -> new CType.Unmappable("'" + name + "', which Java has no type for (declare double or a fixed-width"
+          + " integer instead, or pass it through a pointer)");
     };
   }
 
@@ -162,9 +170,16 @@ final class CastXmlReader {
     return element;
   }
 
+  /** In bits; castxml gives an array's element size and bounds rather than its own size. */
   private long size(String typeId) {
     Element element = strip(typeId);
-    return element == null || element.getAttribute("size").isEmpty() ? 0 : Long.parseLong(element.getAttribute("size"));
+    if (element == null) {
+      return 0;
+    }
+    if (element.getTagName().equals("ArrayType") && !element.getAttribute("max").isEmpty()) {
+      return (Long.parseLong(element.getAttribute("max")) - bits(element, "min") + 1) * size(element.getAttribute("type"));
+    }
+    return element.getAttribute("size").isEmpty() ? 0 : Long.parseLong(element.getAttribute("size"));
   }
 
   private String name(Element element) {

@@ -1,14 +1,18 @@
 package io.github.kernelarchive.javabinding;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
 /**
  * Writes the Java 22+ FFM binding of a header: one class with the enums' constants, a nested class
- * per struct the API passes ({@code LAYOUT}, {@code allocate}, a getter and a setter per field),
- * and a static method per exported function, which calls it through a downcall handle made on
- * first use, after kernel-archive-runtime's {@code KernelLibrary} loaded the library.
+ * per struct or union the API passes ({@code LAYOUT}, {@code allocate}, a getter and a setter per
+ * field; slices for nested structs and arrays, and indexed accessors for arrays), and a static
+ * method per exported function, which calls it through a downcall handle made on first use, after
+ * kernel-archive-runtime's {@code KernelLibrary} loaded the library. A struct returned by value
+ * goes into memory from a {@code SegmentAllocator} the method takes first, and a variadic
+ * function takes its variadic arguments' layouts and values, as jextract's bindings do.
  */
 final class FfmClassWriter {
   private static final Set<String> KEYWORDS = Set.of("abstract", "assert", "boolean", "break", "byte", "case", "catch",
@@ -33,10 +37,10 @@ final class FfmClassWriter {
     w.line("package " + packageName + ";");
     w.line("");
     for (String type : List.of("io.github.kernelarchive.runtime.KernelLibrary", "java.lang.foreign.Arena",
-        "java.lang.foreign.FunctionDescriptor", "java.lang.foreign.Linker", "java.lang.foreign.MemoryLayout",
-        "java.lang.foreign.MemorySegment", "java.lang.foreign.SegmentAllocator", "java.lang.foreign.StructLayout",
+        "java.lang.foreign.FunctionDescriptor", "java.lang.foreign.GroupLayout", "java.lang.foreign.Linker",
+        "java.lang.foreign.MemoryLayout", "java.lang.foreign.MemorySegment", "java.lang.foreign.SegmentAllocator",
         "java.lang.foreign.SymbolLookup", "java.lang.foreign.ValueLayout", "java.lang.invoke.MethodHandle",
-        "java.lang.invoke.VarHandle")) {
+        "java.lang.invoke.VarHandle", "java.util.ArrayList", "java.util.Arrays", "java.util.List")) {
       w.line("import " + type + ";");
     }
     w.line("");
@@ -61,12 +65,21 @@ final class FfmClassWriter {
     w.line("        KernelLibrary.load(\"" + library + "\", " + className + ".class.getClassLoader(), System::load).library(),");
     w.line("        Arena.global());");
     for (CHeader.Function f : functions) {
-      w.line("    static final MethodHandle " + f.name() + " = handle(\"" + f.name() + "\", " + descriptor(f) + ");");
+      if (!f.variadic()) {
+        w.line("    static final MethodHandle " + f.name() + " = handle(\"" + f.name() + "\", " + descriptor(f) + ");");
+      }
     }
     w.line("");
-    w.line("    private static MethodHandle handle(String name, FunctionDescriptor descriptor) {");
+    w.line("    private static MethodHandle handle(String name, FunctionDescriptor descriptor, Linker.Option... options) {");
     w.line("      return Linker.nativeLinker().downcallHandle(SYMBOLS.find(name).orElseThrow(");
-    w.line("          () -> new UnsatisfiedLinkError(name + \" is not exported by lib" + library + ".so\")), descriptor);");
+    w.line("          () -> new UnsatisfiedLinkError(name + \" is not exported by lib" + library + ".so\")), descriptor,");
+    w.line("          options);");
+    w.line("    }");
+    w.line("");
+    w.line("    /** A variadic function's handle for one call's variadic layouts (what C promotes them to). */");
+    w.line("    static MethodHandle variadic(String name, FunctionDescriptor fixed, MemoryLayout[] layouts) {");
+    w.line("      return handle(name, fixed.appendArgumentLayouts(layouts),");
+    w.line("          Linker.Option.firstVariadicArg(fixed.argumentLayouts().size()));");
     w.line("    }");
     w.line("  }");
     functions.forEach(w::function);
@@ -87,72 +100,152 @@ final class FfmClassWriter {
   private void struct(CHeader.Struct s) {
     String cls = className(s.name());
     line("");
-    line("  /** {@code struct " + s.name() + "}: " + s.size() + " bytes (" + s.location() + "). */");
+    line("  /** {@code " + s.cDeclaration() + "}" + (s.typedefName() ? " (a typedef of an anonymous " + (s.union() ? "union"
+        : "struct") + ")" : "") + ": " + s.size() + " bytes (" + s.location() + "). */");
     line("  public static final class " + cls + " {");
     line("    private " + cls + "() {}");
     line("");
-    line("    public static final StructLayout LAYOUT = MemoryLayout.structLayout(");
-    long at = 0;
+    List<CHeader.Field> fields = s.fields().stream().filter(f -> !(f.type() instanceof CType.BitField)).toList();
     StringBuilder members = new StringBuilder();
-    for (CHeader.Field f : s.fields()) {
-      if (f.offset() > at) {
+    long at = 0;
+    for (CHeader.Field f : fields) {
+      if (!s.union() && f.offset() > at) {
         members.append("        MemoryLayout.paddingLayout(").append(f.offset() - at).append("),\n");
       }
       members.append("        ").append(layout(f.type())).append(".withName(\"").append(f.name()).append("\"),\n");
-      at = f.offset() + f.size();
+      at = s.union() ? Math.max(at, f.size()) : f.offset() + f.size();
     }
     if (s.size() > at) {
+      // The tail C pads the struct with, or (in a union) the bytes of a skipped bit-field or of its alignment.
       members.append("        MemoryLayout.paddingLayout(").append(s.size() - at).append("),\n");
     }
+    line("    public static final GroupLayout LAYOUT = MemoryLayout." + (s.union() ? "unionLayout" : "structLayout") + "(");
     String text = members.toString();
-    out.append(text, 0, text.length() - 2).append(")\n");
+    out.append(text, 0, Math.max(0, text.length() - 2)).append(")\n");
     line("        .withName(\"" + s.name() + "\");");
-    for (CHeader.Field f : s.fields()) {
-      line("    private static final VarHandle " + constant(f.name()) + " = LAYOUT.varHandle(MemoryLayout.PathElement"
-          + ".groupElement(\"" + f.name() + "\"));");
+    for (CHeader.Field f : fields) {
+      String path = "MemoryLayout.PathElement.groupElement(\"" + f.name() + "\")";
+      if (f.type() instanceof CType.Scalar || f.type() instanceof CType.Pointer) {
+        line("    private static final VarHandle " + constant(f.name()) + " = LAYOUT.varHandle(" + path + ");");
+      } else {
+        line("    private static final long " + constant(f.name()) + " = LAYOUT.byteOffset(" + path + ");");
+        if (f.type() instanceof CType.Array a && (a.element() instanceof CType.Scalar || a.element() instanceof CType.Pointer)) {
+          line("    private static final VarHandle " + constant(f.name()) + "_ELEMENT = LAYOUT.varHandle(" + path
+              + ", MemoryLayout.PathElement.sequenceElement());");
+        }
+      }
     }
     line("");
-    line("    /** A zeroed struct from {@code allocator} (an {@code Arena}). */");
+    line("    /** A zeroed " + (s.union() ? "union" : "struct") + " from {@code allocator} (an {@code Arena}). */");
     line("    public static MemorySegment allocate(SegmentAllocator allocator) {");
     line("      return allocator.allocate(LAYOUT);");
     line("    }");
-    for (CHeader.Field f : s.fields()) {
-      String type = javaType(f.type());
-      String name = identifier(f.name());
-      line("");
-      line("    public static " + type + " " + name + "(MemorySegment struct) {");
-      line("      return (" + type + ") " + constant(f.name()) + ".get(struct, 0L);");
-      line("    }");
-      line("");
-      line("    public static void " + name + "(MemorySegment struct, " + type + " value) {");
-      line("      " + constant(f.name()) + ".set(struct, 0L, value);");
-      line("    }");
+    for (CHeader.Field f : fields) {
+      accessors(f);
     }
     line("  }");
   }
 
+  /** A getter and a setter; a struct or array field's getter gives a slice of the struct that writes through. */
+  private void accessors(CHeader.Field f) {
+    String name = identifier(f.name());
+    String c = constant(f.name());
+    line("");
+    if (f.type() instanceof CType.Scalar || f.type() instanceof CType.Pointer) {
+      String type = javaType(f.type());
+      line("    public static " + type + " " + name + "(MemorySegment struct) {");
+      line("      return (" + type + ") " + c + ".get(struct, 0L);");
+      line("    }");
+      line("");
+      line("    public static void " + name + "(MemorySegment struct, " + type + " value) {");
+      line("      " + c + ".set(struct, 0L, value);");
+      line("    }");
+      return;
+    }
+    String size = layout(f.type()) + ".byteSize()";
+    line("    /** {@code " + f.name() + "}: the struct's own bytes, so writing the slice writes the struct. */");
+    line("    public static MemorySegment " + name + "(MemorySegment struct) {");
+    line("      return struct.asSlice(" + c + ", " + size + ");");
+    line("    }");
+    line("");
+    line("    /** Copies {@code value} into {@code " + f.name() + "}. */");
+    line("    public static void " + name + "(MemorySegment struct, MemorySegment value) {");
+    line("      MemorySegment.copy(value, 0L, struct, " + c + ", " + size + ");");
+    line("    }");
+    if (f.type() instanceof CType.Array a && (a.element() instanceof CType.Scalar || a.element() instanceof CType.Pointer)) {
+      String type = javaType(a.element());
+      line("");
+      line("    /** {@code " + f.name() + "[index]}. */");
+      line("    public static " + type + " " + name + "(MemorySegment struct, long index) {");
+      line("      return (" + type + ") " + c + "_ELEMENT.get(struct, 0L, index);");
+      line("    }");
+      line("");
+      line("    public static void " + name + "(MemorySegment struct, long index, " + type + " value) {");
+      line("      " + c + "_ELEMENT.set(struct, 0L, index, value);");
+      line("    }");
+    }
+  }
+
   private void function(CHeader.Function f) {
-    StringBuilder parameters = new StringBuilder();
-    StringBuilder arguments = new StringBuilder();
+    List<String> parameters = new ArrayList<>();
+    List<String> arguments = new ArrayList<>();
+    boolean structReturn = f.returns() instanceof CType.Struct;
+    if (structReturn) {
+      // Where the returned struct goes, as FFM's downcall takes it (an Arena, say).
+      parameters.add("SegmentAllocator allocator");
+      arguments.add("allocator");
+    }
     for (CHeader.Parameter p : f.parameters()) {
-      if (parameters.length() > 0) {
-        parameters.append(", ");
-        arguments.append(", ");
-      }
-      parameters.append(javaType(p.type())).append(' ').append(identifier(p.name()));
-      arguments.append(identifier(p.name()));
+      parameters.add(javaType(p.type()) + " " + identifier(p.name()));
+      arguments.add(identifier(p.name()));
     }
     boolean returns = !(f.returns() instanceof CType.Void);
     String type = returns ? javaType(f.returns()) : "void";
     line("");
-    line("  /** {@code " + f.name() + "} (" + f.location() + "). */");
-    line("  public static " + type + " " + identifier(f.name()) + "(" + parameters + ") {");
-    line("    try {");
-    line("      " + (returns ? "return (" + type + ") " : "") + "Native." + f.name() + ".invokeExact(" + arguments + ");");
+    if (f.variadic()) {
+      parameters.add("MemoryLayout[] variadicLayouts");
+      parameters.add("Object... variadicArguments");
+      line("  /**");
+      line("   * {@code " + f.name() + "} (" + f.location() + "), which takes variable arguments: give their layouts as C");
+      line("   * passes them ({@code float} promoted to {@code JAVA_DOUBLE}, {@code char} and {@code short} to");
+      line("   * {@code JAVA_INT}, pointers as {@code ADDRESS}), then their values.");
+      line("   */");
+      line("  public static " + type + " " + identifier(f.name()) + "(" + String.join(", ", parameters) + ") {");
+      line("    if (variadicLayouts.length != variadicArguments.length) {");
+      line("      throw new IllegalArgumentException(variadicLayouts.length + \" variadic layouts for \" + variadicArguments.length");
+      line("          + \" variadic arguments\");");
+      line("    }");
+      line("    List<Object> all = new ArrayList<>(List.of(" + String.join(", ", arguments.stream()
+          .map(a -> "(Object) " + a).toList()) + "));");
+      line("    all.addAll(Arrays.asList(variadicArguments));");
+      line("    try {");
+      line("      " + (returns ? "return (" + boxed(type) + ") " : "") + "Native.variadic(\"" + f.name() + "\", "
+          + descriptor(f) + ", variadicLayouts).invokeWithArguments(all);");
+    } else {
+      line("  /** {@code " + f.name() + "} (" + f.location() + ")" + (structReturn ? ": the returned struct goes into"
+          + " memory from {@code allocator}" : "") + ". */");
+      line("  public static " + type + " " + identifier(f.name()) + "(" + String.join(", ", parameters) + ") {");
+      line("    try {");
+      line("      " + (returns ? "return (" + type + ") " : "") + "Native." + f.name() + ".invokeExact("
+          + String.join(", ", arguments) + ");");
+    }
     line("    } catch (Throwable thrown) {");
     line("      throw rethrown(thrown);");
     line("    }");
     line("  }");
+  }
+
+  private static String boxed(String type) {
+    return switch (type) {
+      case "int" -> "Integer";
+      case "long" -> "Long";
+      case "short" -> "Short";
+      case "byte" -> "Byte";
+      case "float" -> "Float";
+      case "double" -> "Double";
+      case "boolean" -> "Boolean";
+      default -> type;
+    };
   }
 
   private static String descriptor(CHeader.Function f) {
@@ -173,6 +266,12 @@ final class FfmClassWriter {
     if (type instanceof CType.Pointer) {
       return "ValueLayout.ADDRESS";
     }
+    if (type instanceof CType.Struct struct) {
+      return className(struct.cName()) + ".LAYOUT";
+    }
+    if (type instanceof CType.Array array) {
+      return "MemoryLayout.sequenceLayout(" + array.count() + "L, " + layout(array.element()) + ")";
+    }
     throw new IllegalArgumentException("not mappable: " + type); // JavaBindings checked every type first
   }
 
@@ -180,7 +279,7 @@ final class FfmClassWriter {
     if (type instanceof CType.Scalar scalar) {
       return scalar.javaType();
     }
-    if (type instanceof CType.Pointer) {
+    if (type instanceof CType.Pointer || type instanceof CType.Struct || type instanceof CType.Array) {
       return "MemorySegment";
     }
     throw new IllegalArgumentException("not mappable: " + type);

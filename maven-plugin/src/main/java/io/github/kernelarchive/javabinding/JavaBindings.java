@@ -25,8 +25,12 @@ import java.util.stream.Stream;
  * writes the class. A type it cannot map fails the build, naming the declaration.
  */
 public final class JavaBindings {
-  /** @param written false when the class was already there with the same text */
-  public record Result(Path source, int functions, int structs, int constants, boolean written) {}
+  /**
+   * @param written false when the class was already there with the same text
+   * @param warnings what the binding leaves out (bit-fields), each naming the declaration
+   */
+  public record Result(Path source, int functions, int structs, int constants, boolean written,
+      List<String> warnings) {}
 
   private final String castxml;
   private final Tool cCompiler;
@@ -84,30 +88,26 @@ public final class JavaBindings {
           + " <java><header>, or the library's <exports>.");
     }
     List<String> problems = new ArrayList<>();
+    List<String> warnings = new ArrayList<>();
     Map<String, CHeader.Struct> passed = new LinkedHashMap<>();
     Map<String, CHeader.Struct> declared = new LinkedHashMap<>();
     header.structs().forEach(s -> declared.put(s.name(), s));
+    StructsPassed structs = new StructsPassed(declared, passed, problems, warnings);
     for (CHeader.Function f : functions) {
-      if (f.variadic()) {
-        problems.add(f.location() + ": " + f.name() + " takes variable arguments (...), which a binding cannot declare");
+      if (f.variadic() && f.returns() instanceof CType.Struct s) {
+        problems.add(f.location() + ": " + f.name() + " takes variable arguments (...) and returns a struct by value ("
+            + s.cName() + "), which the binding's variadic call does not support: return it through a pointer"
+            + " parameter");
       }
-      check(f.returns(), f.location() + ": " + f.name() + " returns ", problems, declared, passed);
+      structs.check(f.returns(), f.location() + ": " + f.name() + " returns ");
       for (CHeader.Parameter p : f.parameters()) {
-        check(p.type(), f.location() + ": " + f.name() + "'s parameter '" + p.name() + "' is ", problems, declared,
-            passed);
-      }
-    }
-    for (CHeader.Struct s : passed.values()) {
-      for (CHeader.Field field : s.fields()) {
-        if (field.type() instanceof CType.Unmappable u) {
-          problems.add(field.location() + ": field '" + field.name() + "' of struct " + s.name() + " is " + u.why());
-        }
+        structs.check(p.type(), f.location() + ": " + f.name() + "'s parameter '" + p.name() + "' is ");
       }
     }
     if (!problems.isEmpty()) {
       throw new BuildFailureException("The Java bindings of " + request.header().getFileName() + " cannot map "
-          + problems.size() + " declaration(s):\n  " + String.join("\n  ", problems) + "\nPass such values by pointer,"
-          + " or leave the function out of the library's <exports>.");
+          + problems.size() + " declaration(s):\n  " + String.join("\n  ", problems) + "\nChange them as each line"
+          + " says, or leave the functions out of the library's <exports>.");
     }
     String text = FfmClassWriter.write(request.packageName(), request.className(),
         request.header().getFileName().toString(), request.library(), functions, List.copyOf(passed.values()),
@@ -117,18 +117,47 @@ public final class JavaBindings {
     byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
     boolean same = !AtomicFiles.writeIfChanged(source, bytes);
     int constants = header.enums().stream().mapToInt(e -> e.constants().size()).sum();
-    return new Result(source, functions.size(), passed.size(), constants, !same);
+    return new Result(source, functions.size(), passed.size(), constants, !same, List.copyOf(warnings));
   }
 
-  /** Records the structs a pointer passes, and a problem for what cannot be passed at all. */
-  private static void check(CType type, String what, List<String> problems, Map<String, CHeader.Struct> declared,
-      Map<String, CHeader.Struct> passed) {
-    if (type instanceof CType.Unmappable u) {
-      problems.add(what + u.why());
-    } else if (type instanceof CType.Struct s) {
-      problems.add(what + "a struct held by value (" + s.cName() + "), which the binding does not pass");
-    } else if (type instanceof CType.Pointer p && declared.containsKey(p.pointee())) {
-      passed.put(p.pointee(), declared.get(p.pointee()));
+  /**
+   * The structs and unions the exported functions pass, by pointer or by value, with those they
+   * hold by value in turn: each gets a class. What cannot be mapped is a problem; a bit-field a
+   * warning, since the struct's layout pads over it and the rest of the struct still works.
+   */
+  private record StructsPassed(Map<String, CHeader.Struct> declared, Map<String, CHeader.Struct> passed,
+      List<String> problems, List<String> warnings) {
+    void check(CType type, String what) {
+      if (type instanceof CType.Unmappable u) {
+        problems.add(what + u.why());
+      } else if (type instanceof CType.Struct s) {
+        if (!declared.containsKey(s.cName())) {
+          problems.add(what + "a struct held by value (" + s.cName() + ") that the library's headers do not declare:"
+              + " pass it through a pointer");
+        } else {
+          add(declared.get(s.cName()));
+        }
+      } else if (type instanceof CType.Array a) {
+        check(a.element(), what + "an array of ");
+      } else if (type instanceof CType.Pointer p && declared.containsKey(p.pointee())) {
+        add(declared.get(p.pointee()));
+      }
+    }
+
+    private void add(CHeader.Struct struct) {
+      if (passed.containsKey(struct.name())) {
+        return;
+      }
+      passed.put(struct.name(), struct); // before its fields: a struct may point to its own kind
+      for (CHeader.Field field : struct.fields()) {
+        if (field.type() instanceof CType.BitField b) {
+          warnings.add(field.location() + ": field '" + field.name() + "' of " + struct.cDeclaration() + " is a"
+              + " bit-field (" + b.width() + (b.width() == 1 ? " bit" : " bits") + "), which no memory layout can address: the binding skips it (the"
+              + " struct's layout pads over it) and the other fields work");
+        } else {
+          check(field.type(), field.location() + ": field '" + field.name() + "' of " + struct.cDeclaration() + " is ");
+        }
+      }
     }
   }
 }

@@ -88,6 +88,7 @@ public class JavaBindingsMojo extends KernelMojo {
       getLog().info("Java bindings: " + java.packageName() + "." + className + " from " + java.header + " of "
           + (Files.isDirectory(contents.jar()) ? contents.jar() : contents.jar().getFileName()) + ": " + result.functions() + " functions, " + result.structs() + " structs, "
           + result.constants() + " constants" + (result.written() ? "" : " (unchanged)"));
+      result.warnings().forEach(getLog()::warn);
     } catch (BuildFailureException e) {
       throw new MojoFailureException(e.getMessage(), e);
     } catch (ToolchainException e) {

@@ -76,22 +76,70 @@ class JavaBindingsTest {
   }
 
   @Test
-  void whatCannotBeMappedFailsNamingEachDeclaration(@TempDir Path dir) {
-    BuildFailureException e = assertThrows(BuildFailureException.class, () -> generate(dir, """
-        typedef struct { int a, b; } api_pair;
-        typedef struct { int bits : 3; } api_flags;
-        int api_sum(api_pair pair);
-        int api_log(const char *format, ...);
-        long double api_precise(void);
+  void structsAndUnionsByValueArraysVariadicsAndBitFieldsAsJextractBindsThem(@TempDir Path dir) throws Exception {
+    JavaBindings.Result result = generate(dir, """
+        #include <stddef.h>
+        typedef struct { float x, y; } api_vec2;
+        struct api_box { api_vec2 corner; float weights[4]; const char *names[2]; };
+        union api_value { int i; float f; double d; };
+        typedef struct { int kind; unsigned ready : 1; unsigned spare : 3; double level; } api_flags;
+        api_vec2 api_add(api_vec2 a, api_vec2 b);
+        struct api_box api_make_box(float w);
+        double api_as_double(union api_value v, int kind);
+        int api_log(char *out, size_t n, const char *format, ...);
         int api_flagged(const api_flags *flags);
+        """, List.of("api_*"));
+    String source = Files.readString(result.source());
+    assertEquals(5, result.functions());
+    assertEquals(4, result.structs(), "api_vec2, api_box, api_value, api_flags");
+    // By value: the struct's layout in the descriptor; a returned one goes into the caller's allocator.
+    assertTrue(source.contains("public static MemorySegment api_add(SegmentAllocator allocator, MemorySegment a,"
+        + " MemorySegment b)"), source);
+    assertTrue(source.contains("FunctionDescriptor.of(ApiVec2.LAYOUT, ApiVec2.LAYOUT, ApiVec2.LAYOUT)"), source);
+    assertTrue(source.contains("public static double api_as_double(MemorySegment v, int kind)"), source);
+    assertTrue(source.contains("MemoryLayout.unionLayout(\n        ValueLayout.JAVA_INT.withName(\"i\"),\n"
+        + "        ValueLayout.JAVA_FLOAT.withName(\"f\"),\n        ValueLayout.JAVA_DOUBLE.withName(\"d\"))"), source);
+    // Arrays are sequence layouts, with a slice and indexed accessors; a nested struct is its class's layout.
+    assertTrue(source.contains("ApiVec2.LAYOUT.withName(\"corner\"),\n"
+        + "        MemoryLayout.sequenceLayout(4L, ValueLayout.JAVA_FLOAT).withName(\"weights\"),\n"
+        + "        MemoryLayout.sequenceLayout(2L, ValueLayout.ADDRESS).withName(\"names\"))"), source);
+    assertTrue(source.contains("public static float weights(MemorySegment struct, long index)"), source);
+    assertTrue(source.contains("public static MemorySegment corner(MemorySegment struct)"), source);
+    // Variadic: the variadic arguments' layouts, then their values.
+    assertTrue(source.contains("public static int api_log(MemorySegment out, long n, MemorySegment format,"
+        + " MemoryLayout[] variadicLayouts, Object... variadicArguments)"), source);
+    assertTrue(source.contains("Linker.Option.firstVariadicArg(fixed.argumentLayouts().size())"), source);
+    // Bit-fields: skipped, the layout padding over them, with a warning naming each.
+    assertTrue(source.contains("ValueLayout.JAVA_INT.withName(\"kind\"),\n        MemoryLayout.paddingLayout(4),\n"
+        + "        ValueLayout.JAVA_DOUBLE.withName(\"level\")"), source);
+    assertEquals(List.of("api.h:5: field 'ready' of api_flags is a bit-field (1 bit), which no memory layout can"
+        + " address: the binding skips it (the struct's layout pads over it) and the other fields work",
+        "api.h:5: field 'spare' of api_flags is a bit-field (3 bits), which no memory layout can address: the binding"
+        + " skips it (the struct's layout pads over it) and the other fields work"), result.warnings());
+    // Names as C writes them: a typedef's alone for an anonymous struct, "struct x" and "union x" otherwise.
+    assertTrue(source.contains("/** {@code api_vec2} (a typedef of an anonymous struct): 8 bytes"), source);
+    assertTrue(source.contains("/** {@code struct api_box}: 40 bytes"), source);
+    assertTrue(source.contains("/** {@code union api_value}: 8 bytes"), source);
+  }
+
+  @Test
+  void whatCannotBeMappedFailsNamingEachDeclarationAndItsFix(@TempDir Path dir) {
+    BuildFailureException e = assertThrows(BuildFailureException.class, () -> generate(dir, """
+        #include <stdlib.h>
+        typedef struct { int n; float tail[]; } api_list;
+        long double api_precise(void);
+        int api_first(const api_list *list);
+        div_t api_divide(int a, int b);
         """, List.of("api_*")));
     String message = e.getMessage();
-    assertTrue(message.contains("cannot map 4 declaration(s)"), message);
-    assertTrue(message.contains("api.h:3: api_sum's parameter 'pair' is a struct held by value (api_pair)"), message);
-    assertTrue(message.contains("api.h:4: api_log takes variable arguments (...)"), message);
-    assertTrue(message.contains("api.h:5: api_precise returns 'long double', which Java has no type for"), message);
-    assertTrue(message.contains("field 'bits' of struct api_flags is a bit-field"), message);
-    assertTrue(message.contains("Pass such values by pointer, or leave the function out of the library's <exports>."),
+    assertTrue(message.contains("cannot map 3 declaration(s)"), message);
+    assertTrue(message.contains("api.h:3: api_precise returns 'long double', which Java has no type for (declare double"
+        + " or a fixed-width integer instead, or pass it through a pointer)"), message);
+    assertTrue(message.contains("api.h:2: field 'tail' of api_list is a flexible array member, whose length C does not"
+        + " know (pass its elements through a pointer)"), message);
+    assertTrue(message.contains("api.h:5: api_divide returns a struct held by value (div_t) that the library's headers"
+        + " do not declare: pass it through a pointer"), message);
+    assertTrue(message.endsWith("Change them as each line says, or leave the functions out of the library's <exports>."),
         message);
   }
 

@@ -152,14 +152,7 @@ final class FfmClassWriter {
     String c = constant(f.name());
     line("");
     if (f.type() instanceof CType.Scalar || f.type() instanceof CType.Pointer) {
-      String type = javaType(f.type());
-      line("    public static " + type + " " + name + "(MemorySegment struct) {");
-      line("      return (" + type + ") " + c + ".get(struct, 0L);");
-      line("    }");
-      line("");
-      line("    public static void " + name + "(MemorySegment struct, " + type + " value) {");
-      line("      " + c + ".set(struct, 0L, value);");
-      line("    }");
+      handleAccessors(name, javaType(f.type()), c, false);
       return;
     }
     String size = layout(f.type()) + ".byteSize()";
@@ -173,17 +166,23 @@ final class FfmClassWriter {
     line("      MemorySegment.copy(value, 0L, struct, " + c + ", " + size + ");");
     line("    }");
     if (f.type() instanceof CType.Array a && (a.element() instanceof CType.Scalar || a.element() instanceof CType.Pointer)) {
-      String type = javaType(a.element());
       line("");
       line("    /** {@code " + f.name() + "[index]}. */");
-      line("    public static " + type + " " + name + "(MemorySegment struct, long index) {");
-      line("      return (" + type + ") " + c + "_ELEMENT.get(struct, 0L, index);");
-      line("    }");
-      line("");
-      line("    public static void " + name + "(MemorySegment struct, long index, " + type + " value) {");
-      line("      " + c + "_ELEMENT.set(struct, 0L, index, value);");
-      line("    }");
+      handleAccessors(name, javaType(a.element()), c + "_ELEMENT", true);
     }
+  }
+
+  /** A getter and a setter through {@code handle}; {@code indexed}: of one element of an array field. */
+  private void handleAccessors(String name, String type, String handle, boolean indexed) {
+    String parameter = indexed ? ", long index" : "";
+    String coordinates = indexed ? "0L, index" : "0L";
+    line("    public static " + type + " " + name + "(MemorySegment struct" + parameter + ") {");
+    line("      return (" + type + ") " + handle + ".get(struct, " + coordinates + ");");
+    line("    }");
+    line("");
+    line("    public static void " + name + "(MemorySegment struct" + parameter + ", " + type + " value) {");
+    line("      " + handle + ".set(struct, " + coordinates + ", value);");
+    line("    }");
   }
 
   private void function(CHeader.Function f) {

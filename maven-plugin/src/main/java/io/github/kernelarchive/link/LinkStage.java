@@ -183,9 +183,10 @@ public final class LinkStage {
   /**
    * {@code kernel.cuda.runtime=stub}: the CUDA runtime nvcc ships, reached through a stub that
    * loads its major, else the one before (13, then 12), as CMake's CUDA_RUNTIME_LIBRARY offers
-   * Static and Shared and this adds the third way.
+   * Static and Shared and this adds the third way. Also what CUDA test programs for another
+   * platform link where the install has no runtime built for it.
    */
-  private static StubRequest cudaRuntimeStub(Path cudaDirectory, Path cudaRoot) throws IOException, BuildFailureException {
+  public static StubRequest cudaRuntimeStub(Path cudaDirectory, Path cudaRoot) throws IOException, BuildFailureException {
     Path runtime = cudaDirectory.resolve("libcudart.so");
     if (!Files.exists(runtime)) {
       throw new BuildFailureException("kernel.cuda.runtime=stub needs " + runtime + " (the shared CUDA runtime) to"

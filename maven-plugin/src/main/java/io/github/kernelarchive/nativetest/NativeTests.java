@@ -76,11 +76,8 @@ public final class NativeTests {
     Optional<Tool> nvcc = toolchain.compiler(Language.CUDA);
     if (toolchain.platform().cross() && nvcc.isPresent()
         && CudaLibraries.crossDirectory(nvcc.get(), toolchain.runner(), toolchain.platform()).isEmpty()) {
-      // A CUDA test program calls the runtime itself, so it links the runtime built for its platform.
-      log.info("CUDA test programs are not built for " + toolchain.platform() + ": " + nvcc.get().command()
-          + "'s install has no CUDA runtime built for it to link them with; the library itself reaches the runtime"
-          + " through its stub.");
-      toolchain = new Toolchain(build.toolchain().withNvcc(Toolchain.DISABLED), environment);
+      log.info("CUDA test programs for " + toolchain.platform() + " reach the CUDA runtime through a stub: "
+          + nvcc.get().command() + "'s install has no runtime built for it to link them with.");
     }
     ComputeSanitizer.Found computeSanitizer = computeSanitizer(settings, toolchain);
     TestBuild testBuild = new TestBuild(library, settings, toolchain, log);

@@ -7,12 +7,15 @@ import io.github.kernelarchive.common.BuildLog;
 import io.github.kernelarchive.common.ToolchainException;
 import io.github.kernelarchive.compile.CompileOptions;
 import io.github.kernelarchive.compile.CompileStage;
+import io.github.kernelarchive.deps.StubRequest;
 import io.github.kernelarchive.glibc.GlibcFloor;
 import io.github.kernelarchive.link.LinkSettings;
+import io.github.kernelarchive.link.LinkStage;
 import io.github.kernelarchive.nativetest.TestResult.Outcome;
 import io.github.kernelarchive.pipeline.KernelBuildRequest;
 import io.github.kernelarchive.scan.Language;
 import io.github.kernelarchive.scan.SourceFile;
+import io.github.kernelarchive.stub.StubStage;
 import io.github.kernelarchive.toolchain.CudaLibraries;
 import io.github.kernelarchive.toolchain.Tool;
 import io.github.kernelarchive.toolchain.Toolchain;
@@ -140,10 +143,14 @@ final class TestBuild {
             + " relocatable device code (<relocatableDeviceCode>true</relocatableDeviceCode>): test through the exports.");
       }
       Tool nvcc = toolchain.compiler(Language.CUDA).orElseThrow();
-      Path runtime = toolchain.platform().cross()
-          ? CudaLibraries.crossDirectory(nvcc, toolchain.runner(), toolchain.platform()).orElseThrow()
-          : CudaLibraries.directory(nvcc, toolchain.runner());
-      flags.addAll(List.of("-L" + runtime, "-lcudart_static", "-ldl", "-lpthread", "-lrt"));
+      Optional<Path> runtime = toolchain.platform().cross()
+          ? CudaLibraries.crossDirectory(nvcc, toolchain.runner(), toolchain.platform())
+          : Optional.of(CudaLibraries.directory(nvcc, toolchain.runner()));
+      if (runtime.isPresent()) {
+        flags.addAll(List.of("-L" + runtime.get(), "-lcudart_static", "-ldl", "-lpthread", "-lrt"));
+      } else {
+        flags.addAll(List.of(cudaRuntimeStub(nvcc, prepared).toString(), "-ldl", "-lpthread"));
+      }
     }
     if (prepared.jobs().stream().anyMatch(j -> j.source().language() == Language.HIP)) {
       // hipcc put the device code in the objects; the C++ driver links them with the HIP runtime
@@ -162,6 +169,28 @@ final class TestBuild {
         toolchain.runner(), libraryOutput.resolve("test/link"), toolchain.platform().elfMachine());
     return new TestLinker.Setup(libraryOutput.resolve("lib" + library.project().libraryName() + ".so"), archives,
         settings.whiteBox(), flags, glibc);
+  }
+
+  /**
+   * For another platform whose CUDA runtime this install lacks: the programs reach the runtime
+   * through a stub, as the library can (its functions' names are the same on every platform), so
+   * they build and run under the emulator, where the stub finds no runtime and the CUDA calls
+   * answer cudaErrorInsufficientDriver: the programs' own "no GPU" path.
+   */
+  private Path cudaRuntimeStub(Tool nvcc, CompileStage.Prepared prepared)
+      throws ToolchainException, BuildFailureException {
+    Tool cc = toolchain.compiler(Language.C).orElseThrow(() -> new ToolchainException("The CUDA runtime's stub for "
+        + toolchain.platform() + " needs a C compiler for it"));
+    List<Path> objects = prepared.jobs().stream().filter(j -> j.source().language() == Language.CUDA)
+        .map(j -> j.object()).toList();
+    try {
+      StubRequest request = LinkStage.cudaRuntimeStub(CudaLibraries.directory(nvcc, toolchain.runner()),
+          CudaLibraries.root(nvcc, toolchain.runner()));
+      return new StubStage(cc, toolchain.runner(), output, toolchain.platform().elfMachine())
+          .build(request, objects, List.of()).object();
+    } catch (IOException e) {
+      throw new ToolchainException("Making the CUDA runtime's stub for the test programs failed: " + e.getMessage(), e);
+    }
   }
 
   /** The library's compile options for test code: default visibility (a test is a program, not an archive member). */

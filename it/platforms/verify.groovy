@@ -75,6 +75,17 @@ def wheels = new File(basedir, 'target').listFiles().collect { it.name }.findAll
 assert wheels == ['sum-1.0-py3-none-manylinux_2_17_aarch64.manylinux2014_aarch64.whl',
                   'sum-1.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl']: wheels
 assert runs[2].findAll(/PASS roots/).size() == 2 && runs[2].findAll(/PASSED test_sum/).size() == 2: runs[2]
+// The same test program on an older glibc than the cross sysroot's 2.36: Debian 11's 2.31 for arm64, which
+// .ci/run unpacks (no older arm64 glibc is reachable from here).
+def oldArm = new File('/opt/kernel-archive/glibc-2.31-arm64')
+if (new File(oldArm, 'lib/ld-linux-aarch64.so.1').exists()) {
+  def program = new File(basedir, 'target/kernel-linux-aarch64/test/bin/roots')
+  def onOld = check.sh(['qemu-aarch64-static', '-L', oldArm.path, program.path], basedir,
+      [LD_LIBRARY_PATH: arm.parentFile.path])
+  assert onOld.contains('machine=aarch64 sum=21065.833111 expected=21065.833111 negative=-1'): onOld
+} else {
+  println "SKIPPED the aarch64 library on glibc 2.31: nothing at ${oldArm} (.ci/run unpacks Debian 11's libc6:arm64 there)"
+}
 
 // 2: the x86_64 object refused for the aarch64 build, by name.
 assert runs[1].contains('helper.o'): runs[1]

@@ -11,6 +11,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 
@@ -27,7 +28,14 @@ final class JarContentFolder {
 
   private JarContentFolder() {}
 
-  static void write(Path classes, String library, String platform, List<JarWriter.Entry> entries) throws IOException {
+  /**
+   * @param libraries entries that are library files, by name: hard-linked rather than copied where
+   *     the file system allows, so a library of hundreds of megabytes costs neither the copy nor
+   *     the space (the build replaces a library by renaming a new file over it, never by writing
+   *     into it, so the link keeps the bytes that were indexed)
+   */
+  static void write(Path classes, String library, String platform, List<JarWriter.Entry> entries,
+      Map<String, Path> libraries) throws IOException {
     Path root = classes.resolve(NATIVE);
     clear(root.resolve(platform));
     clear(root.resolve("include"));
@@ -39,8 +47,12 @@ final class JarContentFolder {
       Path target = classes.resolve(entry.name());
       Files.createDirectories(target.getParent());
       Path temporary = AtomicFiles.temporarySibling(target);
-      try (InputStream in = entry.source().open()) {
-        Files.copy(in, temporary, StandardCopyOption.REPLACE_EXISTING);
+      try {
+        if (!linked(libraries.get(entry.name()), temporary)) {
+          try (InputStream in = entry.source().open()) {
+            Files.copy(in, temporary, StandardCopyOption.REPLACE_EXISTING);
+          }
+        }
         Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       } finally {
         Files.deleteIfExists(temporary);
@@ -62,6 +74,19 @@ final class JarContentFolder {
       Files.move(temporary, list, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } finally {
       Files.deleteIfExists(temporary);
+    }
+  }
+
+  /** Whether {@code file} (null: none) could be hard-linked at {@code link}; another file system cannot. */
+  private static boolean linked(Path file, Path link) {
+    if (file == null) {
+      return false;
+    }
+    try {
+      Files.createLink(link, file);
+      return true;
+    } catch (IOException | UnsupportedOperationException e) {
+      return false;
     }
   }
 

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 
 /**
@@ -44,11 +45,12 @@ public final class NativeJarBuilder {
    */
   public static Result layOut(NativeJarRequest request, Path classes) throws BuildFailureException, IOException {
     Content content = content(request);
-    JarContentFolder.write(classes, request.name(), request.platform(), content.entries());
+    JarContentFolder.write(classes, request.name(), request.platform(), content.entries(), content.libraries());
     return content.result();
   }
 
-  private record Content(List<JarWriter.Entry> entries, Result result) {}
+  /** @param libraries the library files among the entries, by entry name */
+  private record Content(List<JarWriter.Entry> entries, Map<String, Path> libraries, Result result) {}
 
   private static Content content(NativeJarRequest request) throws BuildFailureException, IOException {
     ElfObject library = ElfObject.read(request.library());
@@ -82,11 +84,13 @@ public final class NativeJarBuilder {
     index.put("exports", String.join(",", request.exports()));
     index.put("load", String.join(" ", loadOrder));
     List<JarWriter.Entry> entries = new ArrayList<>();
+    Map<String, Path> libraries = new TreeMap<>();
     for (String file : loadOrder) {
       Path path = folder.resolve(file);
       index.put("sha256." + file, Hashing.ofFile(path));
       index.put("soname." + file, soname(path.equals(request.library()) ? library : ElfObject.read(path), file));
       entries.add(JarWriter.Entry.of(base + file, path, true));
+      libraries.put(base + file, path);
     }
     StringBuilder text = new StringBuilder("# kernel-archive native index: what kernel-archive-runtime loads\n");
     index.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));
@@ -96,7 +100,7 @@ public final class NativeJarBuilder {
       ProjectTree.files(request.headers(), request.project(), "META-INF/native/include/", "jar", p -> false)
           .forEach((name, header) -> entries.add(JarWriter.Entry.of(name, header, false)));
     }
-    return new Content(entries, new Result(request.jar(), loadOrder, glibc));
+    return new Content(entries, libraries, new Result(request.jar(), loadOrder, glibc));
   }
 
   /**

@@ -7,6 +7,7 @@ import io.github.kernelarchive.jarfile.JarWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,13 +35,28 @@ class JarContentFolderTest {
   @Test
   void aSecondBuildLeavesOnlyItsFilesAndEveryPlatformIsListed() throws Exception {
     JarContentFolder.write(classes, "k", "linux-x86_64", entries("linux-x86_64", "libk.so", "libold.so", "k.index",
-        "include/k.h", "include/old.h"));
-    JarContentFolder.write(classes, "k", "linux-x86_64", entries("linux-x86_64", "libk.so", "k.index", "include/k.h"));
+        "include/k.h", "include/old.h"), Map.of());
+    JarContentFolder.write(classes, "k", "linux-x86_64", entries("linux-x86_64", "libk.so", "k.index", "include/k.h"),
+        Map.of());
     assertEquals(List.of("META-INF/native/include/k.h", "META-INF/native/k.platforms",
         "META-INF/native/linux-x86_64/k.index", "META-INF/native/linux-x86_64/libk.so"), files());
-    JarContentFolder.write(classes, "k", "linux-aarch64", entries("linux-aarch64", "libk.so", "k.index", "include/k.h"));
+    JarContentFolder.write(classes, "k", "linux-aarch64", entries("linux-aarch64", "libk.so", "k.index", "include/k.h"),
+        Map.of());
     assertEquals("linux-aarch64\nlinux-x86_64\n", Files.readString(classes.resolve("META-INF/native/k.platforms")));
     assertEquals("libk.so of linux-x86_64", Files.readString(classes.resolve("META-INF/native/linux-x86_64/libk.so")));
     assertFalse(files().stream().anyMatch(f -> f.endsWith(".tmp")), "a temporary was left: " + files());
+  }
+
+  @Test
+  void aLibraryIsHardLinkedNotCopied(@TempDir Path build) throws Exception {
+    Path library = Files.writeString(build.resolve("libk.so"), "the library");
+    JarContentFolder.write(classes, "k", "linux-x86_64", entries("linux-x86_64", "libk.so", "k.index"),
+        Map.of("META-INF/native/linux-x86_64/libk.so", library));
+    Path laidOut = classes.resolve("META-INF/native/linux-x86_64/libk.so");
+    assertEquals(Files.getAttribute(library, "unix:ino"), Files.getAttribute(laidOut, "unix:ino"), "one file, two names");
+    // The build publishes a new library by renaming over the old one: the laid-out one keeps what was indexed.
+    Path replacement = Files.writeString(build.resolve(".libk.so.tmp"), "a new library");
+    Files.move(replacement, library, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    assertEquals("the library", Files.readString(laidOut));
   }
 }

@@ -152,8 +152,8 @@ public final class JavaBindings {
       for (CHeader.Field field : struct.fields()) {
         if (field.type() instanceof CType.BitField b) {
           warnings.add(field.location() + ": field '" + field.name() + "' of " + struct.cDeclaration() + " is a"
-              + " bit-field (" + b.width() + (b.width() == 1 ? " bit" : " bits") + "), which no memory layout can address: the binding skips it (the"
-              + " struct's layout pads over it) and the other fields work");
+              + " bit-field (" + b.width() + (b.width() == 1 ? " bit" : " bits") + "), which no memory layout can"
+              + " address: the binding skips it (the struct's layout pads over it) and the other fields work");
         } else {
           check(field.type(), field.location() + ": field '" + field.name() + "' of " + struct.cDeclaration() + " is ");
         }

@@ -38,10 +38,7 @@ public record KernelJarContents(Path jar, String library, List<String> exports, 
       if (Files.isDirectory(jar)) {
         KernelJarContents inFolder = fromFolder(jar, library, platform, include, found);
         if (inFolder != null) {
-          if (chosen != null) {
-            throw new BuildFailureException("More than one kernel jar among the dependencies (" + String.join(", ",
-                found) + "): name the one to bind in <java><library>.");
-          }
+          requireNone(chosen, found);
           chosen = inFolder;
         }
         continue;
@@ -56,10 +53,7 @@ public record KernelJarContents(Path jar, String library, List<String> exports, 
           String carried = name.substring(prefix.length(), name.length() - ".index".length());
           found.add(carried + " (" + jar.getFileName() + ")");
           if (library == null || library.equals(carried)) {
-            if (chosen != null) {
-              throw new BuildFailureException("More than one kernel jar among the dependencies (" + String.join(", ",
-                  found) + "): name the one to bind in <java><library>.");
-            }
+            requireNone(chosen, found);
             chosen = new KernelJarContents(jar, carried, exports(zip, entry), include);
             unpackHeaders(zip, include);
           }
@@ -75,6 +69,13 @@ public record KernelJarContents(Path jar, String library, List<String> exports, 
           + " jar-classes; a module of another packaging adds that goal beside its jar goal).");
     }
     return chosen;
+  }
+
+  private static void requireNone(KernelJarContents chosen, List<String> found) throws BuildFailureException {
+    if (chosen != null) {
+      throw new BuildFailureException("More than one kernel jar among the dependencies (" + String.join(", ", found)
+          + "): name the one to bind in <java><library>.");
+    }
   }
 
   /**

@@ -23,6 +23,12 @@ import java.util.TreeMap;
 public record CompileJob(SourceFile source, Path object, Path depfile, List<String> launcher, List<String> argv,
     Map<String, String> environment, String toolIdentity, String projectRoot, String objectRoot) {
 
+  /**
+   * The temporary folder a compiler runs with (hipcc's): where its leftovers go, which cannot change
+   * the object, so it stays out of the key.
+   */
+  public static final String SCRATCH_VARIABLE = "TMPDIR";
+
   /** Bumped when the meaning of a key changes, so old state is never trusted. */
   private static final String KEY_FORMAT = "kernel-archive compile key 4";
 
@@ -49,7 +55,11 @@ public record CompileJob(SourceFile source, Path object, Path depfile, List<Stri
     List<String> parts = new ArrayList<>();
     parts.add(KEY_FORMAT);
     parts.add(toolIdentity);
-    new TreeMap<>(environment).forEach((k, v) -> parts.add(k + "=" + v));
+    new TreeMap<>(environment).forEach((k, v) -> {
+      if (!k.equals(SCRATCH_VARIABLE)) {
+        parts.add(k + "=" + v);
+      }
+    });
     parts.add("--");
     // Where the object goes is not what is in it (as ccache reasons), so a second output folder
     // (another execution of the same sources) shares the keys and compiles nothing; except where

@@ -136,18 +136,29 @@ public final class CompileStage {
 
     // kernel.jobs may count a compile farm's slots; what runs here keeps to this machine's cores.
     int localSlots = Math.min(parallelism, Runtime.getRuntime().availableProcessors());
-    List<Outcome> outcomes = new CompileExecutor(toolchain.runner(), parallelism, localSlots, workingDirectory, cluster, log)
-        .run(plan.toCompile(), new CompileExecutor.ObjectStore() {
-          @Override
-          public boolean restore(Planned planned) throws IOException, InterruptedException {
-            return restoreFromCache(planned, state);
-          }
+    boolean hip = plan.toCompile().stream().anyMatch(p -> p.job().source().language() == Language.HIP);
+    if (hip) {
+      Files.createDirectories(hipScratch());
+    }
+    List<Outcome> outcomes;
+    try {
+      outcomes = new CompileExecutor(toolchain.runner(), parallelism, localSlots, workingDirectory, cluster, log)
+          .run(plan.toCompile(), new CompileExecutor.ObjectStore() {
+            @Override
+            public boolean restore(Planned planned) throws IOException, InterruptedException {
+              return restoreFromCache(planned, state);
+            }
 
-          @Override
-          public void compiled(Planned planned) throws IOException {
-            storeInCache(planned, record(planned, state));
-          }
-        });
+            @Override
+            public void compiled(Planned planned) throws IOException {
+              storeInCache(planned, record(planned, state));
+            }
+          });
+    } finally {
+      if (hip) {
+        emptyScratch(hipScratch());
+      }
+    }
     List<Outcome> failures = outcomes.stream().filter(o -> !o.succeeded()).toList();
     for (Outcome failure : failures) {
       state.remove(failure.planned().job().object());
@@ -220,6 +231,25 @@ public final class CompileStage {
         : "hipcc not found (set ROCM_PATH or " + property + ")";
   }
 
+  /** hipcc's TMPDIR: a folder of this build's own. */
+  private Path hipScratch() {
+    return outputDirectory.resolve("state").resolve("hip-tmp");
+  }
+
+  /** Removes what the compilers left in {@code scratch}, keeping the folder. */
+  private static void emptyScratch(Path scratch) throws IOException {
+    if (!Files.isDirectory(scratch, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    List<Path> paths;
+    try (java.util.stream.Stream<Path> walk = Files.walk(scratch)) {
+      paths = walk.filter(p -> !p.equals(scratch)).sorted(java.util.Comparator.reverseOrder()).toList();
+    }
+    for (Path path : paths) {
+      Files.deleteIfExists(path);
+    }
+  }
+
   private CompilerSetup setupFor(Language language, Tool compiler, List<String> launcher)
       throws BuildFailureException, ToolchainException {
     List<String> prefix = new ArrayList<>();
@@ -240,6 +270,9 @@ public final class CompileStage {
       identity = identity + "\n" + host.identity();
     } else if (language == Language.HIP) {
       prefix.addAll(GpuArchitectures.hipFlags(options.hipArchs()));
+      // hipcc's clang leaves two empty folders in TMPDIR per compile: here they land in the build's
+      // own folder, which the stage empties when it is done, not in /tmp for good.
+      environment.put(CompileJob.SCRATCH_VARIABLE, hipScratch().toString());
       // With nvcc installed too, hipcc would silently target NVIDIA unless told otherwise.
       if (GpuArchitectures.targetsAmd(options.hipArchs()) && !environment.containsKey("HIP_PLATFORM")) {
         environment.put("HIP_PLATFORM", "amd");

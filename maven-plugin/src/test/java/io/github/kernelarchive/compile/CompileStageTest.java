@@ -159,8 +159,21 @@ class CompileStageTest {
   void hipSourcesForAmdTargets() throws Exception {
     Installed.assumeCompiler(Language.HIP);
     write("src/k.hip", "#include <hip/hip_runtime.h>\n__global__ void kern(int *x) { *x = 1; }\n");
+    Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+    List<String> before;
+    try (java.util.stream.Stream<Path> list = Files.list(tmp)) {
+      before = list.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("k-")).toList();
+    }
     assertEquals(1, build(options(List.of(), "")).compiled());
     assertTrue(Files.size(object("k.hip")) > 0);
+    // hipcc's leftovers went to the build's scratch folder, which the stage emptied, not to /tmp.
+    try (java.util.stream.Stream<Path> list = Files.list(tmp)) {
+      List<String> after = list.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("k-")).toList();
+      assertEquals(before, after, "hipcc left folders in " + tmp);
+    }
+    try (java.util.stream.Stream<Path> left = Files.list(project.resolve("target/kernel/state/hip-tmp"))) {
+      assertEquals(List.of(), left.toList());
+    }
   }
 
   @Test

@@ -37,6 +37,14 @@ final class NativeLoaderSource {
         except OSError as _error:
             raise ImportError("%2$s: could not load " + path + " (" + str(_error) + "). Reinstall the wheel with pip,"
                               " which also installs the wheels it requires.") from _error
-        """.formatted(library, distribution);
+        """.formatted(inString(library), inString(distribution));
+  }
+
+  /**
+   * {@code text} as it may stand inside a double-quoted Python string. The names are checked
+   * elsewhere (a distribution name, a library's file name), but a name must never end the string.
+   */
+  private static String inString(String text) {
+    return text.replace("\\", "\\\\").replace("\"", "\\\"");
   }
 }

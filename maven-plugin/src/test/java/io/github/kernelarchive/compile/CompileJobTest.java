@@ -62,4 +62,17 @@ class CompileJobTest {
         job.apply("/w/proj/target/kernel-wheel", "-gsplit-dwarf").key("h"));
     assertNotEquals(job.apply("/w/proj/target/kernel", "-O2").key("h"), job.apply("/w/proj/target/kernel", "-O3").key("h"));
   }
+
+  /** hipcc's scratch folder (TMPDIR) differs per checkout and cannot change the object; HIP_PLATFORM can. */
+  @Test
+  void theScratchFolderIsNotInTheKeyAndTheCompilersVariablesAre() {
+    SourceFile source = new SourceFile("k", Path.of("/w/proj/src"), "k.hip", Language.HIP);
+    java.util.function.Function<Map<String, String>, String> key = environment -> new CompileJob(source,
+        Path.of("/w/proj/target/kernel/obj/k/k.hip.o"), Path.of("/w/proj/target/kernel/obj/k/k.hip.o.d"), List.of(),
+        List.of("hipcc", "-c", "/w/proj/src/k.hip"), environment, "hipcc 5.2", "/w/proj", "/w/proj/target/kernel/obj")
+        .key("h");
+    assertEquals(key.apply(Map.of("HIP_PLATFORM", "amd", CompileJob.SCRATCH_VARIABLE, "/a/target/kernel/state/hip-tmp")),
+        key.apply(Map.of("HIP_PLATFORM", "amd", CompileJob.SCRATCH_VARIABLE, "/b/target/kernel/state/hip-tmp")));
+    assertNotEquals(key.apply(Map.of("HIP_PLATFORM", "amd")), key.apply(Map.of("HIP_PLATFORM", "nvidia")));
+  }
 }

@@ -92,13 +92,18 @@ class WheelBuilderTest {
     return new WheelBuilder(new ProcessRunner(Map.of())).build(request(library, "vecops", importPackage));
   }
 
+  /** The failure of a wheel of {@code importPackage}, which must be refused. */
+  private io.github.kernelarchive.common.BuildFailureException refused(String importPackage) {
+    return org.junit.jupiter.api.Assertions.assertThrows(io.github.kernelarchive.common.BuildFailureException.class,
+        () -> buildWith(importPackage));
+  }
+
   @Test
   void aPackageTheSourcesDoNotHoldIsRefusedNamingBoth() throws Exception {
     Installed.assumeCompiler(Language.C);
     Files.createDirectories(dir.resolve("src/main/python/vecops"));
     Files.writeString(dir.resolve("src/main/python/vecops/__init__.py"), "");
-    io.github.kernelarchive.common.BuildFailureException e = org.junit.jupiter.api.Assertions.assertThrows(
-        io.github.kernelarchive.common.BuildFailureException.class, () -> buildWith("vec_ops"));
+    io.github.kernelarchive.common.BuildFailureException e = refused("vec_ops");
     assertTrue(e.getMessage().startsWith("<wheel><package> is 'vec_ops', so the library goes into vec_ops/ in the"
         + " wheel, but " + dir.resolve("src/main/python") + " holds the package vecops and no vec_ops/"), e.getMessage());
     assertTrue(e.getMessage().endsWith("Set <wheel><package> to vecops, or rename the folder."), e.getMessage());
@@ -110,8 +115,7 @@ class WheelBuilderTest {
     Installed.assumeCompiler(Language.C);
     Files.createDirectories(dir.resolve("src/main/python"));
     Files.writeString(dir.resolve("src/main/python/__init__.py"), "");
-    io.github.kernelarchive.common.BuildFailureException e = org.junit.jupiter.api.Assertions.assertThrows(
-        io.github.kernelarchive.common.BuildFailureException.class, () -> buildWith("vecops"));
+    io.github.kernelarchive.common.BuildFailureException e = refused("vecops");
     assertTrue(e.getMessage().startsWith(dir.resolve("src/main/python/__init__.py") + " is at the top of the Python"
         + " sources"), e.getMessage());
     assertFalse(Files.exists(dir.resolve("target/vecops-1.0-py3-none-manylinux_2_5_x86_64.manylinux1_x86_64.whl")));
@@ -154,8 +158,7 @@ class WheelBuilderTest {
     Files.createDirectories(dir.resolve("src/main/python/vecops"));
     Files.writeString(dir.resolve("src/main/python/vecops/__init__.py"), "");
     Files.writeString(dir.resolve("src/main/python/vecops/_native.py"), "");
-    io.github.kernelarchive.common.BuildFailureException e = org.junit.jupiter.api.Assertions.assertThrows(
-        io.github.kernelarchive.common.BuildFailureException.class, () -> buildWith("vecops"));
+    io.github.kernelarchive.common.BuildFailureException e = refused("vecops");
     assertTrue(e.getMessage().startsWith(dir.resolve("src/main/python/vecops/_native.py") + " has the name of the"
         + " loader"), e.getMessage());
   }
